@@ -1,0 +1,32 @@
+// Contract: discovers who this process is in the job. Sources, first match wins:
+//   1. interlace's launcher: INTERLACE_RANK, INTERLACE_SIZE, INTERLACE_JOB_ID,
+//      INTERLACE_SECRET, INTERLACE_STORE (file:///dir or tcp://host:port),
+//      INTERLACE_LOCAL_RANK, INTERLACE_HOST (name of the host group).
+//   2. mpirun (Open MPI): OMPI_COMM_WORLD_RANK/_SIZE/_LOCAL_RANK; job id from
+//      OMPI_MCA_ess_base_jobid (or the parent pid).
+//   3. PMI (MPICH/Hydra, Slurm PMI): PMI_RANK, PMI_SIZE.
+//   4. Slurm: SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID.SLURM_STEP_ID.
+//   5. none of these: a singleton (rank 0 of 1).
+// Without INTERLACE_STORE, ranks of one host meet through a file store in
+// $TMPDIR/interlace-<job>; several hosts need INTERLACE_STORE=tcp://... which rank 0 serves.
+#pragma once
+#include <string>
+
+namespace interlace::bootstrap {
+
+struct Environment {
+  int rank = 0;
+  int size = 1;
+  int local_rank = 0;
+  std::string job_id;       // unique per job; part of shm names and store keys
+  std::string secret;       // per-job secret; empty only for singletons/test harnesses
+  std::string store_url;    // file:///path or tcp://host:port
+  std::string host;         // this rank's host group name (for shm vs tcp choice)
+  std::string source;       // "interlace", "openmpi", "pmi", "slurm", "singleton"
+
+  // Throws Error(invalid_argument) naming the variable when a value is malformed
+  // (e.g. INTERLACE_RANK=abc or rank >= size).
+  static Environment detect();
+};
+
+}  // namespace interlace::bootstrap

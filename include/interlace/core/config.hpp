@@ -1,0 +1,35 @@
+// Contract: all tunables come from INTERLACE_* environment variables, read once
+// per Context. Unknown values are errors naming the variable and the value.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace interlace {
+
+enum class ProgressMode { inline_only, thread };
+
+struct Config {
+  std::string fabric = "auto";        // INTERLACE_FABRIC: auto|shm|tcp
+  size_t eager_limit = 16 * 1024;     // INTERLACE_EAGER_LIMIT (bytes; k/m suffixes)
+  size_t shm_ring_bytes = 256 * 1024; // INTERLACE_SHM_RING_BYTES per ordered pair
+  bool shm_single_copy = true;        // INTERLACE_SHM_SINGLE_COPY=0 disables process_vm_readv
+  int spin_before_block = 2000;       // INTERLACE_SPIN: polls before a blocking wait
+  ProgressMode progress = ProgressMode::inline_only;  // INTERLACE_PROGRESS=inline|thread
+  double peer_check_s = 0.2;          // INTERLACE_PEER_CHECK: liveness check period while blocked
+  double connect_timeout_s = 30.0;    // INTERLACE_CONNECT_TIMEOUT
+  double op_timeout_s = 0.0;          // INTERLACE_TIMEOUT: 0 = wait forever (lost peers still detected)
+  std::string tcp_interface;          // INTERLACE_TCP_ADDR: address to listen on (default: hostname's)
+  std::string log_level = "warn";     // INTERLACE_LOG: error|warn|info|debug|trace
+
+  // Reads the process environment; throws Error(invalid_argument) on bad values.
+  static Config from_env();
+  // Every INTERLACE_* variable with its effective value, for `interlace info`.
+  std::map<std::string, std::string> describe() const;
+};
+
+// Parses "64k", "4M", "1g", "123" into bytes; throws naming `what` on failure.
+size_t parse_size(const std::string& text, const char* what);
+
+}  // namespace interlace

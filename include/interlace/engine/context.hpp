@@ -1,0 +1,123 @@
+// Contract: one Context per rank (a process, or a thread in the threads-as-ranks
+// harness); no global state. It owns the bootstrap store and the fabric, dispatches
+// arrived frames to the handler registered for their kind, keeps a per-peer backlog
+// when a fabric is full (so send_frame never blocks and handlers may send), and turns
+// dead peers into errors for the models that registered peer-lost listeners.
+// Progress is inline (inside wait_until/progress) or, with INTERLACE_PROGRESS=thread,
+// also driven by a progress thread; then every API entry holds lock() (a no-op lock
+// in inline mode, so the default hot path takes no lock).
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <atomic>
+#include <vector>
+
+#include "interlace/bootstrap/environment.hpp"
+#include "interlace/bootstrap/store.hpp"
+#include "interlace/core/clock.hpp"
+#include "interlace/core/config.hpp"
+#include "interlace/core/error.hpp"
+#include "interlace/fabric/fabric.hpp"
+
+namespace interlace::engine {
+
+using FrameHandler = void (*)(void* self, const fabric::FrameHeader& h, const std::byte* payload);
+using PeerLostHandler = void (*)(void* self, int peer);
+
+struct ContextOptions {
+  bootstrap::Environment env;
+  Config config;
+  std::shared_ptr<bootstrap::Store> store;  // null: open env.store_url
+};
+
+// A lock that is real only when a progress thread exists.
+class OptionalLock {
+ public:
+  void lock() { if (enabled_) m_.lock(); }
+  void unlock() { if (enabled_) m_.unlock(); }
+  void enable() { enabled_ = true; }
+  bool enabled() const { return enabled_; }
+ private:
+  std::recursive_mutex m_;
+  bool enabled_ = false;
+};
+
+class Context final : private fabric::FrameSink {
+ public:
+  explicit Context(ContextOptions opts);
+  ~Context() override;
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  // Options from the process environment (launcher, mpirun, Slurm or singleton).
+  static ContextOptions options_from_environment();
+
+  int rank() const noexcept { return rank_; }
+  int size() const noexcept { return size_; }
+  const Config& config() const noexcept { return config_; }
+  const bootstrap::Environment& environment() const noexcept { return env_; }
+  fabric::Fabric& fabric() noexcept { return *fabric_; }
+  bootstrap::Store& store() noexcept { return *store_; }
+  OptionalLock& lock() noexcept { return lock_; }
+
+  void set_handler(uint8_t kind, FrameHandler fn, void* self);
+  void add_peer_lost_listener(PeerLostHandler fn, void* self);
+
+  // Fills h.src/dst/magic/version; never blocks. lost_peer if the peer is known dead,
+  // invalid_argument if len exceeds fabric().max_payload().
+  Errc send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len);
+
+  // One round: flush backlogs, poll the fabric. Returns true if any frame moved.
+  bool progress();
+
+  // Progresses until done() is true. Spins config().spin_before_block rounds, then
+  // blocks in the fabric, checking peer liveness every config().peer_check_s.
+  // Returns timeout when the deadline passes first.
+  Errc wait_until(const std::function<bool()>& done, Deadline deadline = {});
+
+  bool peer_lost(int peer) const noexcept;
+  bool finalized() const noexcept { return finalized_; }
+  // Drains backlogs, stops the progress thread, closes the fabric. Idempotent.
+  void finalize();
+
+  // Unique ids for objects a rank creates (communicators): increments per call.
+  uint64_t next_local_id() noexcept { return ++local_ids_; }
+
+ private:
+  void on_frame(const fabric::FrameHeader& h, const std::byte* payload) override;
+  void on_peer_lost(int peer, const std::string& why) override;
+  bool flush_backlogs();
+  void progress_thread_main();
+
+  struct Pending {
+    fabric::FrameHeader h;
+    std::vector<std::byte> payload;
+  };
+  struct Handler { FrameHandler fn = nullptr; void* self = nullptr; };
+  struct Listener { PeerLostHandler fn; void* self; };
+
+  int rank_ = 0, size_ = 1;
+  bootstrap::Environment env_;
+  Config config_;
+  std::shared_ptr<bootstrap::Store> store_;
+  std::unique_ptr<fabric::Fabric> fabric_;
+  Handler handlers_[fabric::kKindCount];
+  std::vector<Listener> lost_listeners_;
+  std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
+  size_t backlog_frames_ = 0;
+  std::vector<uint8_t> lost_;
+  bool in_progress_ = false;
+  bool finalized_ = false;
+  uint64_t local_ids_ = 0;
+  OptionalLock lock_;
+  std::thread progress_thread_;
+  std::atomic<bool> stop_thread_{false};
+};
+
+}  // namespace interlace::engine

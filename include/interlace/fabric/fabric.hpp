@@ -1,0 +1,74 @@
+// Contract: a Fabric moves frames (header + payload) between the ranks of one job.
+//  - Frames from one rank to another arrive in the order they were sent.
+//  - send() takes the whole frame or nothing: Errc::ok, Errc::would_block (no room now:
+//    the caller progresses and retries; never partially sent), Errc::lost_peer.
+//    The payload buffer may be reused as soon as send() returns ok.
+//  - progress() delivers arrived frames to the sink, in order per source. The payload
+//    pointer is valid only during on_frame. progress() never blocks. A sink callback
+//    must not call progress() again (the engine guarantees this) but may call send().
+//  - wait() blocks until a frame may have arrived, wake() was called, or timeout passes.
+//    It may return early (spurious); callers re-check.
+//  - check_peers() reports peers found dead (process gone, connection closed) through
+//    sink.on_peer_lost after delivering every frame they sent before dying.
+//  - A fabric is used by one thread at a time (the engine serialises), except wake().
+// Backends: shm (one host) and tcp (any hosts). tests/conformance runs one suite on both.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "interlace/core/config.hpp"
+#include "interlace/core/error.hpp"
+#include "interlace/fabric/frame.hpp"
+
+namespace interlace::bootstrap { class Store; }
+
+namespace interlace::fabric {
+
+class FrameSink {
+ public:
+  virtual ~FrameSink() = default;
+  virtual void on_frame(const FrameHeader& h, const std::byte* payload) = 0;
+  virtual void on_peer_lost(int peer, const std::string& why) = 0;
+};
+
+struct FabricInit {
+  int rank = 0;
+  int size = 1;
+  std::string job_id;             // namespaces shm segment names and store keys
+  std::string secret;             // tcp: peers must present it
+  bootstrap::Store* store = nullptr;  // for exchanging addresses; outlives the fabric
+  Config config;
+};
+
+class Fabric {
+ public:
+  virtual ~Fabric() = default;
+  virtual const char* name() const noexcept = 0;
+  virtual int rank() const noexcept = 0;
+  virtual int size() const noexcept = 0;
+
+  // Largest payload one frame may carry on this fabric (shm: bounded by the ring).
+  virtual size_t max_payload() const noexcept = 0;
+
+  virtual Errc send(int peer, const FrameHeader& h, const void* payload, size_t len) = 0;
+  virtual int progress(FrameSink& sink) = 0;  // returns frames delivered
+  virtual void wait(double timeout_s) = 0;
+  virtual void wake() = 0;
+  virtual void check_peers(FrameSink& sink) = 0;
+
+  // Single-copy path: read `len` bytes at `remote_addr` in `peer`'s address space.
+  // Only meaningful where remote_read_available(peer) is true.
+  virtual bool remote_read_available(int /*peer*/) const noexcept { return false; }
+  virtual Errc remote_read(int /*peer*/, uint64_t /*remote_addr*/, void* /*local*/,
+                           size_t /*len*/) { return Errc::unsupported; }
+};
+
+// Factories. Throw interlace::Error on setup failure.
+std::unique_ptr<Fabric> make_shm_fabric(const FabricInit& init);
+std::unique_ptr<Fabric> make_tcp_fabric(const FabricInit& init);
+// "shm", "tcp"
+const char* const* builtin_fabrics();  // nullptr-terminated list
+
+}  // namespace interlace::fabric
