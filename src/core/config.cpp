@@ -1,0 +1,147 @@
+// INTERLACE_* environment parsing. Every bad value is an invalid_argument error
+// that names the variable and repeats the value, so a typo in a job script is
+// obvious from the message alone.
+#include "interlace/core/config.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+#include "interlace/core/error.hpp"
+#include "interlace/core/log.hpp"
+
+namespace interlace {
+namespace {
+
+// Unset and empty are the same: `INTERLACE_X= prog` must not be an error.
+const char* env_value(const char* name) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? v : nullptr;
+}
+
+[[noreturn]] void bad(const char* var, const std::string& value, const std::string& expected) {
+  throw_error(Errc::invalid_argument,
+              std::string(var) + "='" + value + "' is invalid: expected " + expected);
+}
+
+bool parse_bool(const char* var, const std::string& v) {
+  if (v == "1" || v == "true" || v == "yes" || v == "on") return true;
+  if (v == "0" || v == "false" || v == "no" || v == "off") return false;
+  bad(var, v, "one of 1, 0, true, false, yes, no, on, off");
+}
+
+int parse_nonneg_int(const char* var, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  long x = std::strtol(v.c_str(), &end, 10);
+  if (end == v.c_str() || *end != '\0' || errno == ERANGE || x < 0 ||
+      x > std::numeric_limits<int>::max())
+    bad(var, v, "a non-negative integer");
+  return static_cast<int>(x);
+}
+
+// Seconds, fractional allowed. allow_zero distinguishes "0 = forever" settings.
+double parse_seconds(const char* var, const std::string& v, bool allow_zero) {
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0' || !std::isfinite(x) || x < 0 || (!allow_zero && x == 0))
+    bad(var, v, allow_zero ? "a number of seconds >= 0" : "a number of seconds > 0");
+  return x;
+}
+
+std::string fmt_double(double x) {
+  std::ostringstream os;
+  os << x;
+  return os.str();
+}
+
+}  // namespace
+
+size_t parse_size(const std::string& text, const char* what) {
+  auto fail = [&]() -> size_t {
+    throw_error(Errc::invalid_argument,
+                std::string(what) + "='" + text +
+                    "' is not a size: expected digits with an optional k, m or g suffix "
+                    "(powers of 1024), e.g. 64k");
+  };
+  size_t i = 0;
+  unsigned long long value = 0;
+  while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+    unsigned digit = static_cast<unsigned>(text[i] - '0');
+    if (value > (std::numeric_limits<unsigned long long>::max() - digit) / 10) return fail();
+    value = value * 10 + digit;
+    ++i;
+  }
+  if (i == 0) return fail();
+  std::string suffix = text.substr(i);
+  for (char& c : suffix) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  unsigned shift = 0;
+  // "k", "kb" and "kib" all mean 1024: users type all three.
+  if (suffix.empty() || suffix == "b") shift = 0;
+  else if (suffix == "k" || suffix == "kb" || suffix == "kib") shift = 10;
+  else if (suffix == "m" || suffix == "mb" || suffix == "mib") shift = 20;
+  else if (suffix == "g" || suffix == "gb" || suffix == "gib") shift = 30;
+  else return fail();
+  if (shift && value > (std::numeric_limits<size_t>::max() >> shift)) return fail();
+  if (value > std::numeric_limits<size_t>::max()) return fail();
+  return static_cast<size_t>(value) << shift;
+}
+
+Config Config::from_env() {
+  Config c;
+  if (const char* v = env_value("INTERLACE_FABRIC")) {
+    std::string s = v;
+    if (s != "auto" && s != "shm" && s != "tcp") bad("INTERLACE_FABRIC", s, "auto, shm or tcp");
+    c.fabric = s;
+  }
+  if (const char* v = env_value("INTERLACE_EAGER_LIMIT"))
+    c.eager_limit = parse_size(v, "INTERLACE_EAGER_LIMIT");
+  if (const char* v = env_value("INTERLACE_SHM_RING_BYTES")) {
+    c.shm_ring_bytes = parse_size(v, "INTERLACE_SHM_RING_BYTES");
+    // A ring smaller than a page cannot hold a frame header plus a useful payload.
+    if (c.shm_ring_bytes < 4096) bad("INTERLACE_SHM_RING_BYTES", v, "a size of at least 4k");
+  }
+  if (const char* v = env_value("INTERLACE_SHM_SINGLE_COPY"))
+    c.shm_single_copy = parse_bool("INTERLACE_SHM_SINGLE_COPY", v);
+  if (const char* v = env_value("INTERLACE_SPIN"))
+    c.spin_before_block = parse_nonneg_int("INTERLACE_SPIN", v);
+  if (const char* v = env_value("INTERLACE_PROGRESS")) {
+    std::string s = v;
+    if (s == "inline") c.progress = ProgressMode::inline_only;
+    else if (s == "thread") c.progress = ProgressMode::thread;
+    else bad("INTERLACE_PROGRESS", s, "inline or thread");
+  }
+  if (const char* v = env_value("INTERLACE_PEER_CHECK"))
+    c.peer_check_s = parse_seconds("INTERLACE_PEER_CHECK", v, false);
+  if (const char* v = env_value("INTERLACE_CONNECT_TIMEOUT"))
+    c.connect_timeout_s = parse_seconds("INTERLACE_CONNECT_TIMEOUT", v, false);
+  if (const char* v = env_value("INTERLACE_TIMEOUT"))
+    c.op_timeout_s = parse_seconds("INTERLACE_TIMEOUT", v, true);
+  if (const char* v = env_value("INTERLACE_TCP_ADDR")) c.tcp_interface = v;
+  if (const char* v = env_value("INTERLACE_LOG")) {
+    log::Level l;
+    if (!log::parse_level(v, &l)) bad("INTERLACE_LOG", v, "error, warn, info, debug or trace");
+    c.log_level = v;
+  }
+  return c;
+}
+
+std::map<std::string, std::string> Config::describe() const {
+  return {
+      {"INTERLACE_FABRIC", fabric},
+      {"INTERLACE_EAGER_LIMIT", std::to_string(eager_limit)},
+      {"INTERLACE_SHM_RING_BYTES", std::to_string(shm_ring_bytes)},
+      {"INTERLACE_SHM_SINGLE_COPY", shm_single_copy ? "1" : "0"},
+      {"INTERLACE_SPIN", std::to_string(spin_before_block)},
+      {"INTERLACE_PROGRESS", progress == ProgressMode::thread ? "thread" : "inline"},
+      {"INTERLACE_PEER_CHECK", fmt_double(peer_check_s)},
+      {"INTERLACE_CONNECT_TIMEOUT", fmt_double(connect_timeout_s)},
+      {"INTERLACE_TIMEOUT", fmt_double(op_timeout_s)},
+      {"INTERLACE_TCP_ADDR", tcp_interface.empty() ? "(hostname's address)" : tcp_interface},
+      {"INTERLACE_LOG", log_level},
+  };
+}
+
+}  // namespace interlace
