@@ -1,0 +1,111 @@
+/* Shared by every benchmark program (C and C++) so that all implementations are measured
+ * with the same sizes, repetition counts, statistics, pinning and output format; a
+ * difference in the figures must come from the library, never from the harness. */
+#ifndef INTERLACE_BENCH_COMMON_H
+#define INTERLACE_BENCH_COMMON_H
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BENCH_WINDOW 64
+#define BENCH_MAX_REPS 31
+
+typedef struct {
+    int quick;        /* --quick: few sizes, few repetitions (smoke run) */
+    const char* label; /* --label NAME: the implementation name in the output */
+    int reps;         /* timed repetitions per size (warm-up excluded) */
+    size_t lat_min, lat_max, bw_min, bw_max;
+    int lat_step, bw_step; /* multiply the size by this between points */
+} bench_opts;
+
+static inline double bench_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Pin before touching buffers so that first-touch puts them on the right CPU's memory,
+ * and do it inside the program so that every launcher's own binding policy is overridden
+ * the same way. Returns the cpu. */
+static inline int bench_pin(int rank) {
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+    int cpu = (int)(rank % ncpu);
+    cpu_set_t s;
+    CPU_ZERO(&s);
+    CPU_SET(cpu, &s);
+    if (sched_setaffinity(0, sizeof s, &s) != 0) perror("sched_setaffinity");
+    return cpu;
+}
+
+static inline bench_opts bench_parse(int argc, char** argv) {
+    bench_opts o;
+    o.quick = 0;
+    o.label = "unnamed";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--quick")) o.quick = 1;
+        else if (!strcmp(argv[i], "--label") && i + 1 < argc) o.label = argv[++i];
+    }
+    o.reps = o.quick ? 3 : 11;
+    o.lat_min = 8; o.lat_max = 64 << 10; o.lat_step = o.quick ? 8 : 2;
+    o.bw_min = 1 << 10; o.bw_max = o.quick ? 4 << 20 : 64 << 20; o.bw_step = 4;
+    return o;
+}
+
+/* Ping-pong round trips per timed repetition: enough that one repetition lasts ~10 ms
+ * even at the smallest size, so the clock's resolution and one-off interrupts vanish. */
+static inline int bench_lat_iters(size_t bytes, int quick) {
+    size_t n = (quick ? (1u << 20) : (4u << 20)) / bytes;
+    if (n > (quick ? 2000u : 10000u)) n = quick ? 2000u : 10000u;
+    if (n < 100) n = 100;
+    return (int)n;
+}
+
+/* Windows (of BENCH_WINDOW messages) per repetition: ~64-256 MiB moved per repetition,
+ * but at least one window. */
+static inline int bench_bw_windows(size_t bytes, int quick) {
+    size_t n = (quick ? (16u << 20) : (128u << 20)) / (bytes * BENCH_WINDOW);
+    if (n > 200) n = 200;
+    if (n < 1) n = 1;
+    return (int)n;
+}
+
+/* The largest sizes take ~0.3 s per repetition; fewer repetitions keep a round short. */
+static inline int bench_bw_reps(size_t bytes, const bench_opts* o) {
+    if (bytes >= (16u << 20)) return o->reps < 5 ? o->reps : 5;
+    return o->reps;
+}
+
+/* Next size of a sweep: multiplies by step but never skips the last size (64 KiB must be
+ * measured even when the step would jump from 32 KiB past it). Returns 0 when done. */
+static inline size_t bench_next(size_t n, int step, size_t max) {
+    if (n >= max) return 0;
+    n *= (size_t)step;
+    return n > max ? max : n;
+}
+
+static int bench_cmp_double(const void* a, const void* b) {
+    double x = *(const double*)a, y = *(const double*)b;
+    return (x > y) - (x < y);
+}
+
+/* One JSON line: the median and the best of the repetitions. For latency the best is the
+ * minimum; for bandwidth it is the maximum, still reported as "best". */
+static inline void bench_report(const char* impl, const char* metric, size_t bytes,
+                                double* v, int n, int higher_is_better, int iters) {
+    qsort(v, (size_t)n, sizeof v[0], bench_cmp_double);
+    double med = (n % 2) ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    double best = higher_is_better ? v[n - 1] : v[0];
+    printf("{\"impl\": \"%s\", \"metric\": \"%s\", \"bytes\": %zu, \"median\": %.4f, "
+           "\"best\": %.4f, \"reps\": %d, \"iters\": %d}\n",
+           impl, metric, bytes, med, best, n, iters);
+    fflush(stdout);
+}
+
+#endif

@@ -1,0 +1,114 @@
+// interlace's side of the p2p comparison: the same measurements as mpi_pingpong.c, line
+// for line (same sizes, iteration counts, warm-up, sync and statistics from
+// bench_common.h), so that any difference in the figures is the library's.
+//   latency:   half round trip of blocking send/recv ping-pong (us)
+//   bandwidth: windows of BENCH_WINDOW isend/irecv + wait_all, then a 1-byte ack (GB/s)
+// Run with exactly 2 ranks (interlace run -n 2 p2p_pingpong); rank 0 prints JSON lines.
+#include "bench_common.h"
+
+#include <array>
+#include <cstdio>
+#include <exception>
+
+#include "interlace/interlace.hpp"
+
+namespace {
+
+constexpr int kTagData = 1, kTagAck = 2, kTagSync = 3;
+constexpr auto kBytes = interlace::Datatype::bytes;
+
+struct Bench {
+  interlace::Communicator comm;
+  int rank = 0;
+  char* sbuf = nullptr;
+  char* rbuf = nullptr;
+
+  // A 1-byte exchange, as in the MPI program, so both sides start timing together.
+  void sync_pair() const {
+    char a = 0, b = 0;
+    comm.sendrecv(&a, 1, kBytes, 1 - rank, kTagSync, &b, 1, kBytes, 1 - rank, kTagSync);
+  }
+
+  double pingpong(size_t n, int iters) const {
+    sync_pair();
+    double t0 = bench_now();
+    for (int i = 0; i < iters; i++) {
+      if (rank == 0) {
+        comm.send(sbuf, n, kBytes, 1, kTagData);
+        comm.recv(rbuf, n, kBytes, 1, kTagData);
+      } else {
+        comm.recv(rbuf, n, kBytes, 0, kTagData);
+        comm.send(sbuf, n, kBytes, 0, kTagData);
+      }
+    }
+    return (bench_now() - t0) / iters / 2 * 1e6;
+  }
+
+  double stream(size_t n, int windows) const {
+    std::array<interlace::Request, BENCH_WINDOW> req;
+    char ack = 0;
+    sync_pair();
+    double t0 = bench_now();
+    for (int w = 0; w < windows; w++) {
+      // One buffer per window, as in the MPI program (see there for why).
+      if (rank == 0) {
+        for (auto& r : req) r = comm.isend(sbuf, n, kBytes, 1, kTagData);
+        interlace::Request::wait_all(req);
+        comm.recv(&ack, 1, kBytes, 1, kTagAck);
+      } else {
+        for (auto& r : req) r = comm.irecv(rbuf, n, kBytes, 0, kTagData);
+        interlace::Request::wait_all(req);
+        comm.send(&ack, 1, kBytes, 0, kTagAck);
+      }
+    }
+    double t = bench_now() - t0;
+    return double(n) * BENCH_WINDOW * windows / t / 1e9;
+  }
+};
+
+int run(int argc, char** argv) {
+  auto rt = interlace::Runtime::init();
+  Bench b;
+  b.comm = rt.world();
+  b.rank = b.comm.rank();
+  if (b.comm.size() != 2) {
+    std::fprintf(stderr, "p2p_pingpong: needs exactly 2 ranks, got %d\n", b.comm.size());
+    return 2;
+  }
+  bench_opts o = bench_parse(argc, argv);
+  bench_pin(b.rank);
+  size_t cap = o.bw_max > o.lat_max ? o.bw_max : o.lat_max;
+  b.sbuf = static_cast<char*>(aligned_alloc(4096, cap));
+  b.rbuf = static_cast<char*>(aligned_alloc(4096, cap));
+  memset(b.sbuf, 1, cap);  // fault the pages in now, not inside a timed loop
+  memset(b.rbuf, 0, cap);
+  double v[BENCH_MAX_REPS];
+
+  for (size_t n = o.lat_min; n; n = bench_next(n, o.lat_step, o.lat_max)) {
+    int iters = bench_lat_iters(n, o.quick);
+    b.pingpong(n, iters / 4 + 1);  // warm-up
+    for (int r = 0; r < o.reps; r++) v[r] = b.pingpong(n, iters);
+    if (b.rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
+  }
+  for (size_t n = o.bw_min; n; n = bench_next(n, o.bw_step, o.bw_max)) {
+    int windows = bench_bw_windows(n, o.quick), reps = bench_bw_reps(n, &o);
+    b.stream(n, windows / 4 + 1);  // warm-up
+    for (int r = 0; r < reps; r++) v[r] = b.stream(n, windows);
+    if (b.rank == 0) bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, windows);
+  }
+  free(b.sbuf);
+  free(b.rbuf);
+  rt.finalize();
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "p2p_pingpong: %s\n", e.what());
+    return 1;
+  }
+}
