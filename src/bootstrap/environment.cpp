@@ -1,0 +1,172 @@
+// Rank discovery. Launchers announce ranks through environment variables; we
+// try them in a fixed order (see environment.hpp) so that a job started by our
+// own launcher inside a Slurm allocation still uses our variables.
+#include "interlace/bootstrap/environment.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "interlace/core/error.hpp"
+
+namespace interlace::bootstrap {
+namespace {
+
+const char* env(const char* name) {
+  const char* v = std::getenv(name);
+  return (v && *v) ? v : nullptr;
+}
+
+int parse_int(const char* var, const char* text) {
+  errno = 0;
+  char* end = nullptr;
+  long x = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || errno == ERANGE || x < std::numeric_limits<int>::min() ||
+      x > std::numeric_limits<int>::max())
+    throw_error(Errc::invalid_argument,
+                std::string(var) + "='" + text + "' is not an integer");
+  return static_cast<int>(x);
+}
+
+// Job ids become file and shared-memory names, so only a safe alphabet passes.
+bool safe_id_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         c == '-' || c == '_' || c == '.';
+}
+std::string sanitize(std::string s) {
+  for (char& c : s)
+    if (!safe_id_char(c)) c = '_';
+  return s;
+}
+
+// The parent process (mpirun's daemon, Hydra's proxy) is shared by the ranks on
+// one host. Its start time makes the id unique even when pids are recycled, so
+// a stale store directory of an earlier job is never mistaken for ours.
+std::string parent_based_id(const char* prefix) {
+  pid_t ppid = getppid();
+  std::string start = "0";
+  std::ifstream stat("/proc/" + std::to_string(ppid) + "/stat");
+  std::string line;
+  if (std::getline(stat, line)) {
+    // Field 22 is starttime; fields after the ")" closing comm are space-separated.
+    auto close = line.rfind(')');
+    if (close != std::string::npos) {
+      std::istringstream rest(line.substr(close + 2));
+      std::string field;
+      for (int i = 3; i <= 22 && rest >> field; ++i)
+        if (i == 22) start = field;
+    }
+  }
+  return std::string(prefix) + "-" + std::to_string(ppid) + "-" + start;
+}
+
+std::string slurm_job_id() {
+  const char* job = env("SLURM_JOB_ID");
+  if (!job) job = env("SLURM_JOBID");
+  if (!job) return {};
+  const char* step = env("SLURM_STEP_ID");
+  if (!step) step = env("SLURM_STEPID");
+  return std::string("slurm-") + job + (step ? std::string(".") + step : std::string());
+}
+
+}  // namespace
+
+Environment Environment::detect() {
+  Environment e;
+  const char* rank_var = nullptr;
+  const char* size_var = nullptr;
+  const char* local_var = nullptr;
+
+  if (env("INTERLACE_RANK") || env("INTERLACE_SIZE")) {
+    e.source = "interlace";
+    rank_var = "INTERLACE_RANK";
+    size_var = "INTERLACE_SIZE";
+    local_var = "INTERLACE_LOCAL_RANK";
+  } else if (env("OMPI_COMM_WORLD_RANK")) {
+    e.source = "openmpi";
+    rank_var = "OMPI_COMM_WORLD_RANK";
+    size_var = "OMPI_COMM_WORLD_SIZE";
+    local_var = "OMPI_COMM_WORLD_LOCAL_RANK";
+    const char* jid = env("OMPI_MCA_ess_base_jobid");
+    e.job_id = jid ? "ompi-" + sanitize(jid) : parent_based_id("ompi");
+  } else if (env("PMI_RANK")) {
+    e.source = "pmi";
+    rank_var = "PMI_RANK";
+    size_var = "PMI_SIZE";
+    // Hydra exports the node-local rank as MPI_LOCALRANKID; Slurm's PMI as SLURM_LOCALID.
+    local_var = env("MPI_LOCALRANKID") ? "MPI_LOCALRANKID" : "SLURM_LOCALID";
+    e.job_id = slurm_job_id();
+    if (e.job_id.empty()) e.job_id = parent_based_id("pmi");
+  } else if (env("SLURM_PROCID")) {
+    e.source = "slurm";
+    rank_var = "SLURM_PROCID";
+    // Inside an srun step the step's task count is the job size; SLURM_NTASKS
+    // is the allocation's, which may be larger.
+    size_var = env("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
+    local_var = "SLURM_LOCALID";
+    e.job_id = sanitize(slurm_job_id());
+  } else {
+    e.source = "singleton";
+    e.job_id = "single-" + std::to_string(getpid());
+  }
+
+  if (rank_var) {
+    const char* r = env(rank_var);
+    const char* s = env(size_var);
+    if (!r) throw_error(Errc::invalid_argument, std::string(size_var) + " is set but " + rank_var + " is not");
+    if (!s) throw_error(Errc::invalid_argument, std::string(rank_var) + " is set but " + size_var + " is not");
+    e.rank = parse_int(rank_var, r);
+    e.size = parse_int(size_var, s);
+    if (e.size < 1)
+      throw_error(Errc::invalid_argument, std::string(size_var) + "=" + s + " must be at least 1");
+    if (e.rank < 0 || e.rank >= e.size)
+      throw_error(Errc::invalid_argument, std::string(rank_var) + "=" + r + " is outside [0, " +
+                                              size_var + "=" + s + ")");
+    // Without a local rank we assume one host, where the global rank is local.
+    const char* l = env(local_var);
+    e.local_rank = l ? parse_int(local_var, l) : e.rank;
+    if (e.local_rank < 0 || e.local_rank >= e.size)
+      throw_error(Errc::invalid_argument, std::string(local_var) + "=" + l + " is outside [0, " +
+                                              size_var + "=" + s + ")");
+  }
+
+  // These override every source so a user can steer an mpirun/Slurm job too.
+  if (const char* j = env("INTERLACE_JOB_ID")) {
+    for (const char* p = j; *p; ++p)
+      if (!safe_id_char(*p))
+        throw_error(Errc::invalid_argument,
+                    std::string("INTERLACE_JOB_ID='") + j +
+                        "' may only contain letters, digits, '-', '_' and '.'");
+    e.job_id = j;
+  } else if (e.source == "interlace") {
+    e.job_id = parent_based_id("il");
+  }
+  if (const char* sec = env("INTERLACE_SECRET")) e.secret = sec;
+  else if (e.source != "singleton") e.secret = "job:" + e.job_id;  // guards against mixing jobs, not attackers
+
+  if (const char* h = env("INTERLACE_HOST")) {
+    e.host = h;
+  } else {
+    char buf[256] = {};
+    if (gethostname(buf, sizeof buf - 1) != 0) throw_system_error("gethostname");
+    e.host = buf;
+  }
+
+  if (const char* st = env("INTERLACE_STORE")) {
+    e.store_url = st;
+  } else if (e.source == "singleton") {
+    e.store_url = "mem://";  // nobody to meet; avoid leaving files behind
+  } else {
+    const char* tmp = env("TMPDIR");
+    std::string dir = tmp ? tmp : "/tmp";
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    e.store_url = "file://" + dir + "/interlace-" + e.job_id;
+  }
+  return e;
+}
+
+}  // namespace interlace::bootstrap

@@ -1,0 +1,28 @@
+// Internal helpers shared by the store implementations.
+#pragma once
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "interlace/core/error.hpp"
+
+namespace interlace::bootstrap::detail {
+
+// add() keeps counters as decimal text so get() on a counter key reads it too.
+inline long long parse_counter(const std::string& key, const std::string& value) {
+  if (value.empty()) return 0;
+  errno = 0;
+  char* end = nullptr;
+  long long x = std::strtoll(value.c_str(), &end, 10);
+  if (*end != '\0' || errno == ERANGE)
+    throw_error(Errc::invalid_argument, "store add on key '" + key + "' whose value '" +
+                                            value.substr(0, 64) + "' is not an integer");
+  return x;
+}
+
+inline std::string timeout_text(const std::string& key, double timeout_s, const std::string& where) {
+  return "store key '" + key + "' was not set within " + std::to_string(timeout_s) + " s (" +
+         where + ")";
+}
+
+}  // namespace interlace::bootstrap::detail
