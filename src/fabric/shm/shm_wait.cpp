@@ -1,0 +1,113 @@
+// Blocking, waking and peer liveness. The futexes are shared (no FUTEX_PRIVATE_FLAG)
+// because the doorbell lives in a segment mapped by other processes.
+#include <linux/futex.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <ctime>
+
+#include "fabric/shm/shm_fabric.hpp"
+#include "interlace/core/clock.hpp"
+
+namespace interlace::fabric::shm {
+
+namespace {
+uint32_t* futex_word(std::atomic<uint32_t>* a) { return reinterpret_cast<uint32_t*>(a); }
+
+void futex_wait(std::atomic<uint32_t>* a, uint32_t expected, double timeout_s) {
+  timespec ts{};
+  timespec* tsp = nullptr;
+  if (timeout_s >= 0) {
+    ts.tv_sec = static_cast<time_t>(timeout_s);
+    ts.tv_nsec = static_cast<long>((timeout_s - static_cast<double>(ts.tv_sec)) * 1e9);
+    tsp = &ts;
+  }
+  // EAGAIN (value changed), EINTR and ETIMEDOUT all just mean "return": wait() may
+  // return spuriously and callers re-check.
+  syscall(SYS_futex, futex_word(a), FUTEX_WAIT, expected, tsp, nullptr, 0);
+}
+
+void futex_wake_all(std::atomic<uint32_t>* a) {
+  syscall(SYS_futex, futex_word(a), FUTEX_WAKE, INT_MAX, nullptr, nullptr, 0);
+}
+}  // namespace
+
+void ShmFabric::ring_doorbell(CtlDoorbell* bell) noexcept {
+  // exchange: of several producers that saw the flag, only one pays the syscall.
+  if (bell->sleeping.exchange(0, std::memory_order_acq_rel) == 0) return;
+  bell->doorbell.fetch_add(1, std::memory_order_release);
+  futex_wake_all(&bell->doorbell);
+}
+
+void ShmFabric::wake() {
+  wake_pending_.store(1, std::memory_order_seq_cst);
+  bell_->doorbell.fetch_add(1, std::memory_order_seq_cst);
+  futex_wake_all(&bell_->doorbell);
+}
+
+bool ShmFabric::anything_ready() {
+  scan_announcements();
+  for (int src : active_) {
+    Peer& p = peers_[src];
+    if (!p.reported && p.in.peek()) return true;
+  }
+  return false;
+}
+
+void ShmFabric::wait(double timeout_s) {
+  // Read the doorbell before checking anything: a wake() or frame after this point
+  // changes it, so the futex_wait below cannot sleep through it.
+  const uint32_t seq = bell_->doorbell.load(std::memory_order_seq_cst);
+  if (wake_pending_.exchange(0, std::memory_order_seq_cst)) return;
+  if (anything_ready() || timeout_s == 0) return;
+  bell_->sleeping.store(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!anything_ready() && !wake_pending_.load(std::memory_order_seq_cst))
+    futex_wait(&bell_->doorbell, seq, timeout_s);
+  bell_->sleeping.store(0, std::memory_order_relaxed);
+  wake_pending_.store(0, std::memory_order_relaxed);
+}
+
+bool ShmFabric::peer_alive(Peer& p) noexcept {
+  if (p.pid == 0 || p.pid == pid_) return true;  // threads-as-ranks: never dead
+  if (p.pidfd >= 0) {
+    pollfd f{p.pidfd, POLLIN, 0};
+    return poll(&f, 1, 0) == 0;
+  }
+  return !(kill(p.pid, 0) != 0 && errno == ESRCH);
+}
+
+Errc ShmFabric::send_blocked(int peer) {
+  // A full ring towards a dead receiver would otherwise stay would_block forever.
+  Peer& p = peers_[peer];
+  const uint64_t now = now_ns();
+  if (now < p.next_live_check_ns) return Errc::would_block;
+  p.next_live_check_ns = now + static_cast<uint64_t>(std::max(cfg_.peer_check_s, 0.001) * 1e9);
+  if (peer_alive(p)) return Errc::would_block;
+  p.dead = true;
+  return Errc::lost_peer;
+}
+
+void ShmFabric::check_peers(FrameSink& sink) {
+  // A peer that died right after announcing a ring must still have its frames drained.
+  scan_announcements();
+  for (size_t i = 0; i < connected_.size(); ++i) {  // the sink may connect new peers
+    const int q = connected_[i];
+    Peer& p = peers_[q];
+    if (p.reported || p.pid == pid_) continue;
+    if (!p.dead && peer_alive(p)) continue;
+    p.dead = true;
+    if (p.in.open()) drain(q, sink, INT_MAX);
+    active_.erase(std::remove(active_.begin(), active_.end(), q), active_.end());
+    if (p.reported) continue;  // drain found a corrupt frame and said so
+    p.reported = true;
+    sink.on_peer_lost(q, "rank " + std::to_string(q) + " (pid " + std::to_string(p.pid) + ") exited");
+  }
+}
+
+}  // namespace interlace::fabric::shm
