@@ -1,0 +1,321 @@
+"""Plans an `interlace run` job: parses the command line (MPMD groups separated
+by ':' as with mpirun), places ranks on hosts, and builds every rank's
+environment and command. Running the plan is _supervisor.py's job.
+
+Placement is blocked round-robin: with N ranks on H hosts, host i gets N // H
+consecutive ranks, and the first N % H hosts one more, so neighbouring ranks
+share a host (and its shared-memory fabric).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import shlex
+import socket
+import sys
+from dataclasses import dataclass, field
+
+DEFAULT_RSH = "ssh -o BatchMode=yes {host}"
+# Remote shells that join their arguments into one string for the remote shell
+# to parse; the command handed to these must be pre-quoted as a single string.
+_JOINING_RSH = {"ssh", "rsh", "oarsh", "krsh"}
+_HOST_RE = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?$")
+_LOCAL_NAMES = {"localhost", "127.0.0.1", "::1"}
+_ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class UsageError(Exception):
+    """Bad command-line input; the CLI prints it and exits with status 2."""
+
+
+@dataclass
+class Group:
+    size: int
+    argv: list[str]
+
+
+@dataclass
+class Options:
+    groups: list[Group]
+    hosts: list[str] = field(default_factory=list)  # empty: this host only
+    fabric: str | None = None
+    rsh: str = DEFAULT_RSH
+    timeout: float | None = None
+    grace: float = 1.0
+    tag_output: bool = False
+    store_addr: str | None = None
+    exports: list[str] = field(default_factory=list)  # -x NAME or NAME=VALUE
+    verbose: bool = False
+
+    @property
+    def size(self) -> int:
+        return sum(g.size for g in self.groups)
+
+
+@dataclass
+class RankPlan:
+    rank: int
+    host: str
+    local_rank: int
+    is_local: bool
+    argv: list[str]
+    env: dict[str, str]  # the variables the launcher sets for this rank
+
+
+def _positive_float(flag):
+    def parse(text):
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{flag} wants seconds, got {text!r}")
+        if not value > 0 and not (flag == "--grace" and value == 0):
+            raise argparse.ArgumentTypeError(f"{flag} must be positive, got {text!r}")
+        return value
+    return parse
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"interlace run: {message}")
+
+
+def _group_parser(full: bool) -> argparse.ArgumentParser:
+    p = _Parser(prog="interlace run", add_help=full, allow_abbrev=False,
+                description="Start N ranks of PROGRAM (MPMD: `-n 1 ./a : -n 3 ./b`).")
+    p.add_argument("-n", "-np", dest="n", type=int, default=1, metavar="N",
+                   help="number of ranks of this program (default 1)")
+    if full:
+        p.add_argument("--fabric", help="force a fabric for every rank: auto, shm or tcp")
+        p.add_argument("--hosts", help="comma-separated host names; ranks are blocked over them")
+        p.add_argument("--rsh", default=DEFAULT_RSH,
+                       help="command template that starts a process on {host} "
+                            f"(default: {DEFAULT_RSH!r}); '{{cmd}}' marks where the "
+                            "remote command goes, else it is appended")
+        p.add_argument("--timeout", type=_positive_float("--timeout"),
+                       help="stop the job after S seconds (exit status 124)")
+        p.add_argument("--grace", type=_positive_float("--grace"), default=1.0,
+                       help="seconds survivors get after a rank fails (default 1)")
+        p.add_argument("--tag-output", action="store_true",
+                       help="prefix every output line with [rank]")
+        p.add_argument("--store-addr", help="address remote ranks use to reach the "
+                                            "launcher's store (multi-host jobs)")
+        p.add_argument("-x", dest="exports", action="append", default=[], metavar="NAME[=VALUE]",
+                       help="pass an environment variable to every rank (repeatable)")
+        p.add_argument("-v", "--verbose", action="store_true",
+                       help="print each rank's command before starting it")
+    return p
+
+
+_VALUE_OPTS = {"-n", "-np", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
+               "--store-addr", "-x"}
+
+
+def _split_program(seg: list[str]) -> tuple[list[str], list[str]]:
+    """Splits a group into launcher options and PROGRAM ARGS. Done by hand
+    because argparse would eat a `--` meant for the program."""
+    i = 0
+    while i < len(seg):
+        tok = seg[i]
+        if tok == "--":
+            return seg[:i], seg[i + 1:]
+        if not tok.startswith("-") or tok == "-":
+            return seg[:i], seg[i:]
+        i += 2 if tok in _VALUE_OPTS else 1
+    return seg, []
+
+
+def _split_groups(argv: list[str]) -> list[list[str]]:
+    groups, cur = [], []
+    for tok in argv:
+        if tok == ":":
+            groups.append(cur)
+            cur = []
+        else:
+            cur.append(tok)
+    groups.append(cur)
+    return groups
+
+
+def parse_hosts(text: str) -> list[str]:
+    hosts = [h.strip() for h in text.split(",")]
+    if not text.strip() or any(not h for h in hosts):
+        raise UsageError(f"interlace run: malformed --hosts {text!r}: "
+                         "want comma-separated names like 'node1,node2' (no empty entries)")
+    seen = set()
+    for h in hosts:
+        if h not in _LOCAL_NAMES and not _HOST_RE.match(h):
+            raise UsageError(f"interlace run: malformed host name {h!r} in --hosts {text!r}")
+        if h in seen:
+            raise UsageError(f"interlace run: host {h!r} appears twice in --hosts {text!r}")
+        seen.add(h)
+    return hosts
+
+
+def parse_args(argv: list[str]) -> Options:
+    """Parses everything after `interlace run`. Raises UsageError."""
+    segments = _split_groups(list(argv))
+    groups, first = [], None
+    for i, seg in enumerate(segments):
+        opt_part, program = _split_program(seg)
+        ns = _group_parser(full=(i == 0)).parse_args(opt_part)
+        ns.program, ns.args = (program[0], program[1:]) if program else (None, [])
+        if i == 0:
+            first = ns
+        where = f" (program group {i + 1})" if len(segments) > 1 else ""
+        if ns.n < 1:
+            raise UsageError(f"interlace run: -n must be at least 1, got {ns.n}{where}")
+        if ns.program is None:
+            raise UsageError(f"interlace run: no program given{where}")
+        if not ns.program.strip():
+            raise UsageError(f"interlace run: empty program name {ns.program!r}{where}")
+        groups.append(Group(ns.n, [ns.program, *ns.args]))
+
+    opts = Options(groups=groups, rsh=first.rsh, timeout=first.timeout, grace=first.grace,
+                   tag_output=first.tag_output, store_addr=first.store_addr,
+                   exports=first.exports, verbose=first.verbose)
+    if first.fabric is not None:
+        known = known_fabrics()
+        if first.fabric not in known:
+            raise UsageError(f"interlace run: unknown fabric {first.fabric!r} "
+                             f"(known: {', '.join(known)})")
+        opts.fabric = first.fabric
+    if first.hosts is not None:
+        opts.hosts = parse_hosts(first.hosts)
+    if "{host}" not in opts.rsh:
+        raise UsageError(f"interlace run: --rsh {opts.rsh!r} has no {{host}} placeholder")
+    for e in opts.exports:
+        name = e.split("=", 1)[0]
+        if not _ENV_NAME_RE.match(name):
+            raise UsageError(f"interlace run: -x {e!r} does not start with a variable name")
+    return opts
+
+
+def known_fabrics() -> list[str]:
+    try:
+        from . import _core
+        builtin = list(_core.builtin_fabrics())
+    except (ImportError, AttributeError):
+        builtin = ["shm", "tcp"]  # source checkout without the extension
+    return ["auto", *builtin]
+
+
+def is_local_host(host: str) -> bool:
+    return host in _LOCAL_NAMES or host == socket.gethostname()
+
+
+def place(size: int, nhosts: int) -> list[int]:
+    """Host index of each rank: blocked, earlier hosts take the remainder."""
+    base, extra = divmod(size, nhosts)
+    out = []
+    for h in range(nhosts):
+        out += [h] * (base + (1 if h < extra else 0))
+    return out
+
+
+def new_job_id() -> str:
+    return secrets.token_hex(6)
+
+
+def new_secret() -> str:
+    return secrets.token_hex(16)
+
+
+def _exported_env(exports: list[str]) -> dict[str, str]:
+    out = {}
+    for e in exports:
+        name, eq, value = e.partition("=")
+        if eq:
+            out[name] = value
+        elif name in os.environ:
+            out[name] = os.environ[name]
+    return out
+
+
+def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[RankPlan]:
+    hosts = opts.hosts or [socket.gethostname()]
+    host_of = place(opts.size, len(hosts))
+    programs = [g.argv for g in opts.groups for _ in range(g.size)]
+    extra = _exported_env(opts.exports)
+    plans, local_counter = [], {}
+    for rank in range(opts.size):
+        host = hosts[host_of[rank]]
+        local_rank = local_counter.get(host, 0)
+        local_counter[host] = local_rank + 1
+        env = dict(extra)
+        env.update({
+            "INTERLACE_RANK": str(rank),
+            "INTERLACE_SIZE": str(opts.size),
+            "INTERLACE_LOCAL_RANK": str(local_rank),
+            "INTERLACE_JOB_ID": job_id,
+            "INTERLACE_SECRET": secret,
+            "INTERLACE_STORE": store_url,
+            "INTERLACE_HOST": host,
+        })
+        if opts.fabric:
+            env["INTERLACE_FABRIC"] = opts.fabric
+        local = not opts.hosts or is_local_host(host)
+        argv = list(programs[rank])
+        if local and argv[0] in ("python", "python3"):
+            # The interpreter running the launcher is the one interlace is installed
+            # in, even when a bare `python` on PATH would be another one.
+            argv[0] = sys.executable
+        plans.append(RankPlan(rank, host, local_rank, local, argv, env))
+    for p in plans:
+        p.env["INTERLACE_LOCAL_SIZE"] = str(local_counter[p.host])
+    return plans
+
+
+def remote_script(plan: RankPlan, cwd: str) -> str:
+    """A POSIX shell command line that runs the rank in cwd with its environment.
+    Every INTERLACE_* of the launcher's own environment travels too, so settings
+    like INTERLACE_LOG reach remote ranks."""
+    env = {k: v for k, v in os.environ.items() if k.startswith("INTERLACE_")}
+    env.update(plan.env)
+    assigns = " ".join(shlex.quote(f"{k}={v}") for k, v in sorted(env.items()))
+    prog = " ".join(shlex.quote(a) for a in plan.argv)
+    return f"cd {shlex.quote(cwd)} && exec env {assigns} {prog}"
+
+
+def remote_command(rsh: str, plan: RankPlan, cwd: str) -> list[str]:
+    """The local argv that starts a remote rank through the rsh template.
+
+    Three cases, because remote starters differ in how they treat arguments:
+    '{cmd}' in the template takes the script as one argument; ssh-like starters
+    (which join arguments into one remote shell string) get it as one argument;
+    anything else (e.g. `ip netns exec {host}`, which execs its arguments as
+    they are) gets `sh -c SCRIPT`.
+    """
+    script = remote_script(plan, cwd)
+    try:
+        tokens = [t.format(host=plan.host, cmd="{cmd}") for t in shlex.split(rsh)]
+    except (KeyError, IndexError, ValueError) as e:
+        raise UsageError(f"interlace run: bad --rsh template {rsh!r}: {e}") from None
+    if any("{cmd}" in t for t in tokens):
+        return [t.replace("{cmd}", script) for t in tokens]
+    if os.path.basename(tokens[0]) in _JOINING_RSH:
+        return tokens + [script]
+    return tokens + ["sh", "-c", script]
+
+
+def store_address(opts: Options) -> str:
+    """The launcher's address as remote ranks should dial it."""
+    if opts.store_addr:
+        return opts.store_addr
+    # The address this host would use to reach the first remote host is the one
+    # that host can reach back (no packet is sent by a UDP connect).
+    for h in opts.hosts:
+        if is_local_host(h):
+            continue
+        try:
+            with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+                s.connect((socket.gethostbyname(h), 9))
+                return s.getsockname()[0]
+        except OSError:
+            break
+    try:
+        return socket.gethostbyname(socket.gethostname())
+    except OSError:
+        raise UsageError("interlace run: cannot find this host's address for the "
+                         "store; pass --store-addr ADDR") from None
