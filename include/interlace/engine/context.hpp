@@ -29,6 +29,8 @@ namespace interlace::engine {
 
 using FrameHandler = void (*)(void* self, const fabric::FrameHeader& h, const std::byte* payload);
 using PeerLostHandler = void (*)(void* self, int peer);
+// Called once per progress round; returns true if it moved anything (e.g. pushed chunks).
+using ProgressHook = bool (*)(void* self);
 
 struct ContextOptions {
   bootstrap::Environment env;
@@ -68,10 +70,15 @@ class Context final : private fabric::FrameSink {
 
   void set_handler(uint8_t kind, FrameHandler fn, void* self);
   void add_peer_lost_listener(PeerLostHandler fn, void* self);
+  void add_progress_hook(ProgressHook fn, void* self);
 
   // Fills h.src/dst/magic/version; never blocks. lost_peer if the peer is known dead,
   // invalid_argument if len exceeds fabric().max_payload().
   Errc send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len);
+
+  // Like send_frame but returns would_block instead of queueing (used to stream
+  // chunks: the caller retries from a progress hook, so memory stays bounded).
+  Errc try_send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len);
 
   // One round: flush backlogs, poll the fabric. Returns true if any frame moved.
   bool progress();
@@ -109,6 +116,8 @@ class Context final : private fabric::FrameSink {
   std::unique_ptr<fabric::Fabric> fabric_;
   Handler handlers_[fabric::kKindCount];
   std::vector<Listener> lost_listeners_;
+  struct Hook { ProgressHook fn; void* self; };
+  std::vector<Hook> hooks_;
   std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
   size_t backlog_frames_ = 0;
   std::vector<uint8_t> lost_;

@@ -1,0 +1,251 @@
+#include "interlace/engine/context.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "interlace/core/log.hpp"
+
+namespace interlace::engine {
+
+namespace {
+
+// Picks the fabric. "auto" means shm when every rank reports the same host,
+// which costs one store round (an add and a barrier) at start-up.
+std::string choose_fabric(const Config& cfg, const bootstrap::Environment& env,
+                          bootstrap::Store& store) {
+  if (cfg.fabric == "shm" || cfg.fabric == "tcp") return cfg.fabric;
+  if (cfg.fabric != "auto")
+    throw_error(Errc::invalid_argument,
+                "INTERLACE_FABRIC='" + cfg.fabric + "' is not one of auto, shm, tcp");
+  if (env.size == 1) return "shm";
+  const std::string prefix = "fabric-choice/";
+  if (env.rank == 0) store.set(prefix + "host0", env.host);
+  std::string host0 = store.get(prefix + "host0", cfg.connect_timeout_s);
+  store.add(prefix + "differ", host0 == env.host ? 0 : 1);
+  bootstrap::store_barrier(store, prefix + "barrier", env.size, cfg.connect_timeout_s);
+  return store.add(prefix + "differ", 0) == 0 ? "shm" : "tcp";
+}
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+ContextOptions Context::options_from_environment() {
+  ContextOptions o;
+  o.env = bootstrap::Environment::detect();
+  o.config = Config::from_env();
+  return o;
+}
+
+Context::Context(ContextOptions opts)
+    : rank_(opts.env.rank), size_(opts.env.size), env_(std::move(opts.env)),
+      config_(std::move(opts.config)), store_(std::move(opts.store)) {
+  if (size_ < 1 || rank_ < 0 || rank_ >= size_)
+    throw_error(Errc::invalid_rank, "rank " + std::to_string(rank_) + " of size " +
+                                        std::to_string(size_) + " is not a valid rank");
+  log::Level lvl;
+  if (log::parse_level(config_.log_level, &lvl)) log::set_level(lvl);
+  log::set_rank(rank_);
+  if (!store_) store_ = bootstrap::open_store(env_.store_url, env_.secret, config_.connect_timeout_s);
+
+  fabric::FabricInit init;
+  init.rank = rank_;
+  init.size = size_;
+  init.job_id = env_.job_id;
+  init.secret = env_.secret;
+  init.store = store_.get();
+  init.config = config_;
+  const std::string which = choose_fabric(config_, env_, *store_);
+  fabric_ = which == "tcp" ? fabric::make_tcp_fabric(init) : fabric::make_shm_fabric(init);
+  IL_LOG(debug, "context up: rank " << rank_ << "/" << size_ << " fabric " << fabric_->name()
+                                     << " job " << env_.job_id);
+
+  backlog_.resize(size_);
+  lost_.assign(size_, 0);
+  if (config_.progress == ProgressMode::thread) {
+    lock_.enable();
+    progress_thread_ = std::thread([this] { progress_thread_main(); });
+  }
+}
+
+Context::~Context() {
+  try {
+    finalize();
+  } catch (const std::exception& e) {
+    IL_LOG(warn, "finalize during destruction failed: " << e.what());
+  }
+}
+
+void Context::set_handler(uint8_t kind, FrameHandler fn, void* self) {
+  if (kind == fabric::kKindInvalid || kind >= fabric::kKindCount)
+    throw_error(Errc::invalid_argument, "frame kind " + std::to_string(kind) + " out of range");
+  handlers_[kind] = Handler{fn, self};
+}
+
+void Context::add_peer_lost_listener(PeerLostHandler fn, void* self) {
+  lost_listeners_.push_back(Listener{fn, self});
+}
+
+void Context::add_progress_hook(ProgressHook fn, void* self) { hooks_.push_back(Hook{fn, self}); }
+
+Errc Context::try_send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len) {
+  if (peer < 0 || peer >= size_) return Errc::invalid_rank;
+  if (lost_[peer]) return Errc::lost_peer;
+  if (!backlog_[peer].empty()) return Errc::would_block;  // keep per-peer order
+  h.magic = fabric::kFrameMagic;
+  h.version = fabric::kWireVersion;
+  h.src = static_cast<uint32_t>(rank_);
+  h.dst = static_cast<uint32_t>(peer);
+  h.len = len;
+  return fabric_->send(peer, h, payload, len);
+}
+
+Errc Context::send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len) {
+  if (finalized_) return Errc::finalized;
+  if (len > fabric_->max_payload()) return Errc::invalid_argument;
+  Errc rc = try_send_frame(peer, h, payload, len);
+  if (rc != Errc::would_block) return rc;
+  // The fabric is full: keep a copy so callers (and frame handlers) never block.
+  Pending p;
+  p.h = h;
+  p.h.magic = fabric::kFrameMagic;
+  p.h.version = fabric::kWireVersion;
+  p.h.src = static_cast<uint32_t>(rank_);
+  p.h.dst = static_cast<uint32_t>(peer);
+  p.h.len = len;
+  p.payload.assign(static_cast<const std::byte*>(payload),
+                   static_cast<const std::byte*>(payload) + len);
+  backlog_[peer].push_back(std::move(p));
+  ++backlog_frames_;
+  return Errc::ok;
+}
+
+bool Context::flush_backlogs() {
+  bool moved = false;
+  for (int peer = 0; peer < size_ && backlog_frames_ > 0; ++peer) {
+    auto& q = backlog_[peer];
+    while (!q.empty()) {
+      Pending& p = q.front();
+      Errc rc = fabric_->send(peer, p.h, p.payload.data(), p.payload.size());
+      if (rc == Errc::would_block) break;
+      if (rc != Errc::ok) IL_LOG(debug, "dropping queued frame to rank " << peer << ": " << errc_name(rc));
+      q.pop_front();
+      --backlog_frames_;
+      moved = true;
+    }
+  }
+  return moved;
+}
+
+bool Context::progress() {
+  if (in_progress_) return false;  // a handler's own call: the outer round continues
+  in_progress_ = true;
+  struct Reset { bool& f; ~Reset() { f = false; } } reset{in_progress_};
+  bool moved = false;
+  if (backlog_frames_ > 0) moved |= flush_backlogs();
+  if (fabric_->progress(*this) > 0) moved = true;
+  for (const Hook& hk : hooks_) moved |= hk.fn(hk.self);
+  return moved;
+}
+
+void Context::on_frame(const fabric::FrameHeader& h, const std::byte* payload) {
+  const Handler& hd = handlers_[h.kind < fabric::kKindCount ? h.kind : 0];
+  if (!hd.fn) {
+    IL_LOG(error, "dropping frame of unknown kind " << int(h.kind) << " from rank " << h.src);
+    return;
+  }
+  hd.fn(hd.self, h, payload);
+}
+
+void Context::on_peer_lost(int peer, const std::string& why) {
+  if (peer < 0 || peer >= size_ || lost_[peer]) return;
+  lost_[peer] = 1;
+  backlog_frames_ -= backlog_[peer].size();
+  backlog_[peer].clear();
+  IL_LOG(warn, "lost peer rank " << peer << ": " << why);
+  for (const Listener& l : lost_listeners_) l.fn(l.self, peer);
+}
+
+bool Context::peer_lost(int peer) const noexcept {
+  return peer >= 0 && peer < size_ && lost_[peer];
+}
+
+Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
+  int idle_rounds = 0;
+  uint64_t next_peer_check = 0;
+  const uint64_t check_ns = static_cast<uint64_t>(config_.peer_check_s * 1e9);
+  const bool threaded = lock_.enabled();
+  for (;;) {
+    bool moved;
+    {
+      std::lock_guard<OptionalLock> g(lock_);
+      if (done()) return Errc::ok;
+      moved = progress();
+      if (done()) return Errc::ok;
+    }
+    if (deadline.expired()) return Errc::timeout;
+    if (moved) { idle_rounds = 0; continue; }
+    if (++idle_rounds < config_.spin_before_block) { cpu_relax(); continue; }
+
+    const uint64_t now = now_ns();
+    if (now >= next_peer_check) {
+      std::lock_guard<OptionalLock> g(lock_);
+      fabric_->check_peers(*this);
+      next_peer_check = now + check_ns;
+      if (done()) return Errc::ok;
+    }
+    double t = config_.peer_check_s;
+    if (deadline.at_ns) t = std::min(t, (deadline.at_ns > now ? deadline.at_ns - now : 0) * 1e-9);
+    if (threaded) {
+      // The progress thread owns the blocking wait; poll the flag cheaply.
+      sched_yield();
+    } else if (backlog_frames_ > 0) {
+      // A full ring drains without waking us: poll gently.
+      sched_yield();
+    } else {
+      fabric_->wait(t);
+    }
+  }
+}
+
+void Context::progress_thread_main() {
+  // Sleeps grow while idle so an idle rank costs little CPU; any traffic resets them.
+  int idle_us = 0;
+  uint64_t next_peer_check = 0;
+  const uint64_t check_ns = static_cast<uint64_t>(config_.peer_check_s * 1e9);
+  while (!stop_thread_.load(std::memory_order_acquire)) {
+    bool moved;
+    {
+      std::lock_guard<OptionalLock> g(lock_);
+      moved = progress();
+      const uint64_t now = now_ns();
+      if (now >= next_peer_check) {
+        fabric_->check_peers(*this);
+        next_peer_check = now + check_ns;
+      }
+    }
+    if (moved) { idle_us = 0; continue; }
+    idle_us = idle_us == 0 ? 1 : std::min(idle_us * 2, 1000);
+    std::this_thread::sleep_for(std::chrono::microseconds(idle_us));
+  }
+}
+
+void Context::finalize() {
+  if (finalized_) return;
+  // Queued frames must reach their peers before the fabric closes.
+  wait_until([this] { return backlog_frames_ == 0; }, Deadline::after(config_.connect_timeout_s));
+  if (progress_thread_.joinable()) {
+    stop_thread_.store(true, std::memory_order_release);
+    progress_thread_.join();
+  }
+  finalized_ = true;
+  fabric_.reset();
+}
+
+}  // namespace interlace::engine

@@ -1,0 +1,405 @@
+#include "p2p/p2p_engine.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "interlace/core/log.hpp"
+
+namespace interlace::p2p {
+
+using fabric::FrameHeader;
+
+namespace {
+// Chunk size for copying rendezvous: big enough to amortise a frame, small enough
+// that a fabric's out buffer stays bounded.
+constexpr size_t kChunkBytes = 1 << 20;
+}  // namespace
+
+P2pEngine::P2pEngine(engine::Context& ctx) : ctx_(ctx) {
+  ctx.set_handler(fabric::kKindP2pEager, &P2pEngine::on_eager, this);
+  ctx.set_handler(fabric::kKindP2pRts, &P2pEngine::on_rts, this);
+  ctx.set_handler(fabric::kKindP2pCts, &P2pEngine::on_cts, this);
+  ctx.set_handler(fabric::kKindP2pData, &P2pEngine::on_data, this);
+  ctx.set_handler(fabric::kKindP2pFin, &P2pEngine::on_fin, this);
+  ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
+  ctx.add_progress_hook(&P2pEngine::push_chunks, this);
+}
+
+RequestImpl* P2pEngine::new_request(RequestImpl::Op op) {
+  RequestImpl* r;
+  if (!pool_.empty()) {
+    r = pool_.back();
+    pool_.pop_back();
+  } else {
+    r = new RequestImpl();
+  }
+  r->refs.store(1, std::memory_order_relaxed);
+  r->eng = this;
+  r->op = op;
+  r->done = false;
+  r->status = Status{};
+  r->buf = nullptr;
+  r->cap = r->expected = r->received = 0;
+  r->sbuf = nullptr;
+  r->bytes = r->sent = 0;
+  r->cookie = r->peer_cookie = 0;
+  return r;
+}
+
+void P2pEngine::release(RequestImpl* r) {
+  if (r->refs.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+  r->comm.reset();
+  if (pool_.size() < 1024) pool_.push_back(r); else delete r;
+}
+
+CommQueues& P2pEngine::queues(uint64_t comm) {
+  if (comm == last_comm_) return *last_queues_;
+  CommQueues& q = queues_[comm];  // unordered_map keeps references stable
+  last_comm_ = comm;
+  last_queues_ = &q;
+  return q;
+}
+
+uint64_t P2pEngine::register_cookie(RequestImpl* r) {
+  uint64_t c = next_cookie_++;
+  r->cookie = c;
+  r->refs.fetch_add(1, std::memory_order_relaxed);
+  rendezvous_.emplace(c, r);
+  return c;
+}
+
+RequestImpl* P2pEngine::find_cookie(uint64_t cookie) {
+  auto it = rendezvous_.find(cookie);
+  return it == rendezvous_.end() ? nullptr : it->second;
+}
+
+RequestImpl* P2pEngine::take_cookie(uint64_t cookie) {
+  auto it = rendezvous_.find(cookie);
+  if (it == rendezvous_.end()) return nullptr;
+  RequestImpl* r = it->second;
+  rendezvous_.erase(it);
+  return r;  // the caller owns the table's reference now
+}
+
+void P2pEngine::complete(RequestImpl* r, Errc err) {
+  r->status.error = err;
+  r->done = true;
+}
+
+void P2pEngine::fill_source(RequestImpl* r, int src_world, int tag, size_t bytes) {
+  r->status.source = r->comm ? r->comm->rank_of_world[src_world] : src_world;
+  r->status.tag = tag;
+  r->status.bytes = std::min(bytes, r->cap);
+  r->expected = bytes;
+}
+
+void P2pEngine::start_send(RequestImpl* r, bool sync) {
+  FrameHeader h;
+  h.comm = r->comm_id;
+  h.tag = r->tag;
+  const size_t eager_max = std::min(ctx_.config().eager_limit, ctx_.fabric().max_payload());
+  if (!sync && r->bytes <= eager_max) {
+    h.kind = fabric::kKindP2pEager;
+    complete(r, ctx_.send_frame(r->peer, h, r->sbuf, r->bytes));
+    return;
+  }
+  RtsInfo info{reinterpret_cast<uint64_t>(r->sbuf), r->bytes, register_cookie(r)};
+  h.kind = fabric::kKindP2pRts;
+  h.aux = r->bytes;
+  Errc rc = ctx_.send_frame(r->peer, h, &info, sizeof info);
+  if (rc != Errc::ok) {
+    take_cookie(info.cookie);
+    complete(r, rc);
+    release(r);
+  }
+}
+
+void P2pEngine::deliver_eager(RequestImpl* r, int src, int tag, const std::byte* p, size_t len) {
+  fill_source(r, src, tag, len);
+  if (len) std::memcpy(r->buf, p, std::min(len, r->cap));
+  complete(r, len > r->cap ? Errc::truncated : Errc::ok);
+}
+
+void P2pEngine::begin_rendezvous_recv(RequestImpl* r, int src, int tag, const RtsInfo& info) {
+  fill_source(r, src, tag, info.bytes);
+  r->peer = src;
+  const size_t n = std::min<size_t>(info.bytes, r->cap);
+  const Errc done_code = info.bytes > r->cap ? Errc::truncated : Errc::ok;
+  FrameHeader h;
+  h.comm = r->comm_id;
+  h.tag = tag;
+  if (ctx_.fabric().remote_read_available(src)) {
+    Errc rc = ctx_.fabric().remote_read(src, info.addr, r->buf, n);
+    if (rc == Errc::ok) {
+      h.kind = fabric::kKindP2pFin;
+      h.aux = info.cookie;
+      ctx_.send_frame(src, h, nullptr, 0);
+      complete(r, done_code);
+      return;
+    }
+    IL_LOG(debug, "single-copy read from rank " << src << " failed (" << errc_name(rc)
+                                                << "); copying through frames");
+  }
+  CtsInfo cts{info.cookie, 0};
+  if (info.bytes > 0) cts.receiver_cookie = register_cookie(r);
+  h.kind = fabric::kKindP2pCts;
+  Errc rc = ctx_.send_frame(src, h, &cts, sizeof cts);
+  if (rc != Errc::ok) {
+    if (cts.receiver_cookie) release(take_cookie(cts.receiver_cookie));
+    complete(r, rc);
+  } else if (info.bytes == 0) {
+    complete(r, Errc::ok);
+  }
+}
+
+void P2pEngine::start_recv(RequestImpl* r) {
+  CommQueues& q = queues(r->comm_id);
+  for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it) {
+    if (!matches(r, it->src, it->tag)) continue;
+    Unexpected u = std::move(*it);
+    q.unexpected.erase(it);
+    if (u.kind == fabric::kKindP2pEager)
+      deliver_eager(r, u.src, u.tag, u.data.data(), u.data.size());
+    else
+      begin_rendezvous_recv(r, u.src, u.tag, u.rts);
+    return;
+  }
+  // Nothing arrived: a dead sender will never send (any member, for ANY_SOURCE).
+  if (r->peer != ANY_SOURCE) {
+    if (ctx_.peer_lost(r->peer)) return complete(r, Errc::lost_peer);
+  } else {
+    for (int w : r->comm->world_of)
+      if (ctx_.peer_lost(w)) return complete(r, Errc::lost_peer);
+  }
+  r->refs.fetch_add(1, std::memory_order_relaxed);
+  q.posted.push_back(r);
+}
+
+bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st) {
+  CommQueues& q = queues(c.id);
+  for (const Unexpected& u : q.unexpected) {
+    if ((source_world != ANY_SOURCE && u.src != source_world) ||
+        !(u.tag == tag || (tag == ANY_TAG && u.tag >= 0)))
+      continue;
+    if (st) {
+      st->source = c.rank_of_world[u.src];
+      st->tag = u.tag;
+      st->bytes = u.kind == fabric::kKindP2pEager ? u.data.size() : u.rts.bytes;
+      st->error = Errc::ok;
+    }
+    return true;
+  }
+  if (source_world != ANY_SOURCE && ctx_.peer_lost(source_world))
+    throw_error(Errc::lost_peer, "probe: source world rank " + std::to_string(source_world) +
+                                     " is lost and sent no matching message");
+  if (source_world == ANY_SOURCE)
+    for (int w : c.world_of)
+      if (ctx_.peer_lost(w))
+        throw_error(Errc::lost_peer, "probe: world rank " + std::to_string(w) +
+                                         " of the communicator is lost and nothing matches");
+  return false;
+}
+
+bool P2pEngine::cancel(RequestImpl* r) {
+  if (r->op != RequestImpl::Op::recv || r->done) return false;
+  CommQueues& q = queues(r->comm_id);
+  auto it = std::find(q.posted.begin(), q.posted.end(), r);
+  if (it == q.posted.end()) return false;  // matched: a rendezvous is in flight
+  q.posted.erase(it);
+  r->status.cancelled = true;
+  complete(r, Errc::ok);
+  release(r);
+  return true;
+}
+
+Errc P2pEngine::wait(RequestImpl* r, Deadline d) {
+  if (r->done) return Errc::ok;
+  return ctx_.wait_until([r] { return r->done; }, d);
+}
+
+// ---- frame handlers -------------------------------------------------------
+
+void P2pEngine::on_eager(void* self, const FrameHeader& h, const std::byte* p) {
+  auto* e = static_cast<P2pEngine*>(self);
+  CommQueues& q = e->queues(h.comm);
+  const int src = static_cast<int>(h.src);
+  for (auto it = q.posted.begin(); it != q.posted.end(); ++it) {
+    RequestImpl* r = *it;
+    if (!matches(r, src, h.tag)) continue;
+    q.posted.erase(it);
+    e->deliver_eager(r, src, h.tag, p, h.len);
+    e->release(r);
+    return;
+  }
+  Unexpected u;
+  u.src = src;
+  u.tag = h.tag;
+  u.kind = fabric::kKindP2pEager;
+  u.data.assign(p, p + h.len);
+  q.unexpected.push_back(std::move(u));
+}
+
+void P2pEngine::on_rts(void* self, const FrameHeader& h, const std::byte* p) {
+  auto* e = static_cast<P2pEngine*>(self);
+  if (h.len != sizeof(RtsInfo)) {
+    IL_LOG(error, "dropping rendezvous frame from rank " << h.src << " with payload " << h.len
+                                                         << " bytes (expected " << sizeof(RtsInfo) << ")");
+    return;
+  }
+  RtsInfo info;
+  std::memcpy(&info, p, sizeof info);
+  CommQueues& q = e->queues(h.comm);
+  const int src = static_cast<int>(h.src);
+  for (auto it = q.posted.begin(); it != q.posted.end(); ++it) {
+    RequestImpl* r = *it;
+    if (!matches(r, src, h.tag)) continue;
+    q.posted.erase(it);
+    e->begin_rendezvous_recv(r, src, h.tag, info);
+    e->release(r);
+    return;
+  }
+  Unexpected u;
+  u.src = src;
+  u.tag = h.tag;
+  u.kind = fabric::kKindP2pRts;
+  u.rts = info;
+  q.unexpected.push_back(std::move(u));
+}
+
+void P2pEngine::on_cts(void* self, const FrameHeader& h, const std::byte* p) {
+  auto* e = static_cast<P2pEngine*>(self);
+  CtsInfo cts;
+  RequestImpl* r = nullptr;
+  if (h.len == sizeof cts) {
+    std::memcpy(&cts, p, sizeof cts);
+    r = e->take_cookie(cts.sender_cookie);
+  }
+  if (!r || static_cast<int>(h.src) != r->peer) {
+    IL_LOG(error, "dropping clear-to-send from rank " << h.src << ": no matching send");
+    if (r) e->rendezvous_.emplace(cts.sender_cookie, r);
+    return;
+  }
+  r->peer_cookie = cts.receiver_cookie;
+  r->sent = 0;
+  e->streaming_.push_back(r);  // the table's reference moves to the stream list
+  push_chunks(e);
+}
+
+bool P2pEngine::push_chunks(void* self) {
+  auto* e = static_cast<P2pEngine*>(self);
+  if (e->streaming_.empty()) return false;
+  bool moved = false;
+  const size_t chunk_max = std::min(kChunkBytes, e->ctx_.fabric().max_payload());
+  for (size_t i = 0; i < e->streaming_.size();) {
+    RequestImpl* r = e->streaming_[i];
+    Errc rc = Errc::ok;
+    while (r->sent < r->bytes) {
+      FrameHeader h;
+      h.kind = fabric::kKindP2pData;
+      h.comm = r->comm_id;
+      h.aux = r->peer_cookie;
+      const size_t n = std::min(chunk_max, r->bytes - r->sent);
+      rc = e->ctx_.try_send_frame(r->peer, h, static_cast<const std::byte*>(r->sbuf) + r->sent, n);
+      if (rc != Errc::ok) break;
+      r->sent += n;
+      moved = true;
+    }
+    if (rc == Errc::would_block) { ++i; continue; }
+    e->complete(r, rc);
+    e->streaming_.erase(e->streaming_.begin() + static_cast<long>(i));
+    e->release(r);
+    moved = true;
+  }
+  return moved;
+}
+
+void P2pEngine::on_data(void* self, const FrameHeader& h, const std::byte* p) {
+  auto* e = static_cast<P2pEngine*>(self);
+  RequestImpl* r = e->find_cookie(h.aux);
+  if (!r || r->op != RequestImpl::Op::recv || static_cast<int>(h.src) != r->peer ||
+      r->received + h.len > r->expected) {
+    IL_LOG(error, "dropping data frame from rank " << h.src << " for unknown or full receive "
+                                                   << h.aux);
+    return;
+  }
+  if (r->received < r->cap)
+    std::memcpy(static_cast<std::byte*>(r->buf) + r->received, p,
+                std::min<size_t>(h.len, r->cap - r->received));
+  r->received += h.len;
+  if (r->received == r->expected) {
+    e->take_cookie(h.aux);
+    e->complete(r, r->expected > r->cap ? Errc::truncated : Errc::ok);
+    e->release(r);
+  }
+}
+
+void P2pEngine::on_fin(void* self, const FrameHeader& h, const std::byte*) {
+  auto* e = static_cast<P2pEngine*>(self);
+  RequestImpl* r = e->find_cookie(h.aux);
+  if (!r || r->op != RequestImpl::Op::send || static_cast<int>(h.src) != r->peer) {
+    IL_LOG(error, "dropping rendezvous completion from rank " << h.src << " for unknown send " << h.aux);
+    return;
+  }
+  e->take_cookie(h.aux);
+  e->complete(r, Errc::ok);
+  e->release(r);
+}
+
+void P2pEngine::on_lost(void* self, int peer) {
+  static_cast<P2pEngine*>(self)->fail_peer_requests(peer);
+}
+
+void P2pEngine::fail_peer_requests(int peer) {
+  for (auto& [id, q] : queues_) {
+    for (auto it = q.posted.begin(); it != q.posted.end();) {
+      RequestImpl* r = *it;
+      bool involved = r->peer == peer ||
+                      (r->peer == ANY_SOURCE && r->comm && r->comm->rank_of_world[peer] >= 0);
+      if (!involved) { ++it; continue; }
+      it = q.posted.erase(it);
+      complete(r, Errc::lost_peer);
+      release(r);
+    }
+  }
+  for (auto it = rendezvous_.begin(); it != rendezvous_.end();) {
+    RequestImpl* r = it->second;
+    if (r->peer != peer) { ++it; continue; }
+    it = rendezvous_.erase(it);
+    complete(r, Errc::lost_peer);
+    release(r);
+  }
+  for (size_t i = 0; i < streaming_.size();) {
+    RequestImpl* r = streaming_[i];
+    if (r->peer != peer) { ++i; continue; }
+    streaming_.erase(streaming_.begin() + static_cast<long>(i));
+    complete(r, Errc::lost_peer);
+    release(r);
+  }
+}
+
+P2pEngine::~P2pEngine() {
+  for (RequestImpl* r : pool_) delete r;
+}
+
+RuntimeState::~RuntimeState() {
+  if (ctx && !finalized) {
+    try { ctx->finalize(); } catch (...) {}
+  }
+  p2p.reset();
+  ctx.reset();
+}
+
+std::shared_ptr<CommState> CommState::make(std::shared_ptr<RuntimeState> rt, uint64_t id,
+                                           std::vector<int> members) {
+  auto c = std::make_shared<CommState>();
+  const int world = rt->ctx->size();
+  c->rank_of_world.assign(world, -1);
+  for (size_t i = 0; i < members.size(); ++i) c->rank_of_world[members[i]] = static_cast<int>(i);
+  c->rank = c->rank_of_world[rt->ctx->rank()];
+  c->rt = std::move(rt);
+  c->id = id;
+  c->world_of = std::move(members);
+  return c;
+}
+
+}  // namespace interlace::p2p

@@ -1,0 +1,148 @@
+// Internal: the matching engine behind Communicator. One per Runtime (per rank).
+// Receives are matched against arrived messages in arrival order per communicator;
+// arrived messages against posted receives in posting order (MPI non-overtaking).
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_map>
+#include <vector>
+
+#include "interlace/core/datatype.hpp"
+#include "interlace/engine/context.hpp"
+#include "interlace/p2p/communicator.hpp"
+
+namespace interlace::p2p {
+
+class P2pEngine;
+
+// Internal tags (negative, never matched by ANY_TAG).
+inline constexpr int kTagSplit = -2;
+inline constexpr int kTagSplitReply = -3;
+
+struct RtsInfo {        // payload of a rendezvous request-to-send
+  uint64_t addr;        // sender buffer address (for single-copy reads)
+  uint64_t bytes;       // message length
+  uint64_t cookie;      // sender request id
+};
+struct CtsInfo {        // payload of a clear-to-send (copying fabrics)
+  uint64_t sender_cookie;
+  uint64_t receiver_cookie;
+};
+
+struct RequestImpl {
+  std::atomic<int> refs{1};
+  P2pEngine* eng = nullptr;
+  enum class Op : uint8_t { send, recv } op = Op::send;
+  bool done = false;
+  Status status;
+  std::shared_ptr<CommState> comm;  // keeps rank translation alive
+  uint64_t comm_id = 0;
+  int peer = ANY_SOURCE;            // world rank: destination, or source filter
+  int tag = ANY_TAG;
+  // receive side
+  void* buf = nullptr;
+  size_t cap = 0;
+  size_t expected = 0;              // rendezvous message length
+  size_t received = 0;              // bytes copied so far (copying rendezvous)
+  // send side
+  const void* sbuf = nullptr;
+  size_t bytes = 0;
+  size_t sent = 0;                  // bytes handed to the fabric (copying rendezvous)
+  uint64_t cookie = 0;              // our id in the rendezvous tables
+  uint64_t peer_cookie = 0;         // the receiver's id (copying rendezvous)
+};
+
+struct Unexpected {
+  int src = 0;                      // world rank
+  int tag = 0;
+  uint8_t kind = 0;                 // kKindP2pEager or kKindP2pRts
+  RtsInfo rts{};
+  std::vector<std::byte> data;      // eager payload
+};
+
+struct CommQueues {
+  std::deque<RequestImpl*> posted;
+  std::deque<Unexpected> unexpected;
+};
+
+struct RuntimeState {
+  std::unique_ptr<engine::Context> ctx;
+  std::unique_ptr<P2pEngine> p2p;
+  bool finalized = false;
+  ~RuntimeState();
+};
+
+struct CommState {
+  std::shared_ptr<RuntimeState> rt;
+  uint64_t id = 0;
+  int rank = 0;                     // my rank in this communicator
+  std::vector<int> world_of;        // comm rank -> world rank
+  std::vector<int> rank_of_world;   // world rank -> comm rank, -1 if not a member
+  bool freed = false;
+  static std::shared_ptr<CommState> make(std::shared_ptr<RuntimeState> rt, uint64_t id,
+                                         std::vector<int> members);
+  int size() const { return static_cast<int>(world_of.size()); }
+};
+
+// Sends and receives on internal (negative) tags, for communicator creation and,
+// later, collectives. Ranks are communicator ranks.
+Request internal_isend(const std::shared_ptr<CommState>& c, const void* buf, size_t count,
+                       Datatype dt, int dest, int tag);
+Request internal_irecv(const std::shared_ptr<CommState>& c, void* buf, size_t count, Datatype dt,
+                       int source, int tag);
+Status internal_probe(const CommState& c, int source, int tag);
+
+class P2pEngine {
+ public:
+  explicit P2pEngine(engine::Context& ctx);
+  ~P2pEngine();
+  P2pEngine(const P2pEngine&) = delete;
+  P2pEngine& operator=(const P2pEngine&) = delete;
+  engine::Context& ctx() { return ctx_; }
+
+  RequestImpl* new_request(RequestImpl::Op op);
+  void release(RequestImpl* r);
+
+  // Start operations. peer/source are world ranks (source may be ANY_SOURCE).
+  void start_send(RequestImpl* r, bool sync);
+  void start_recv(RequestImpl* r);
+  // Finds an arrived message matching (comm, source, tag); fills status.
+  bool probe(const CommState& c, int source_world, int tag, Status* st);
+  bool cancel(RequestImpl* r);
+  Errc wait(RequestImpl* r, Deadline d = {});
+
+ private:
+  static void on_eager(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_rts(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_cts(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_data(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_fin(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_lost(void* self, int peer);
+  static bool push_chunks(void* self);
+
+  CommQueues& queues(uint64_t comm);
+  static bool matches(const RequestImpl* r, int src, int tag) {
+    return (r->peer == ANY_SOURCE || r->peer == src) && (r->tag == tag || (r->tag == ANY_TAG && tag >= 0));
+  }
+  void deliver_eager(RequestImpl* r, int src, int tag, const std::byte* p, size_t len);
+  void begin_rendezvous_recv(RequestImpl* r, int src, int tag, const RtsInfo& info);
+  void complete(RequestImpl* r, Errc err);
+  void fill_source(RequestImpl* r, int src_world, int tag, size_t bytes);
+  uint64_t register_cookie(RequestImpl* r);
+  RequestImpl* take_cookie(uint64_t cookie);
+  RequestImpl* find_cookie(uint64_t cookie);
+  void fail_peer_requests(int peer);
+
+  engine::Context& ctx_;
+  std::unordered_map<uint64_t, CommQueues> queues_;
+  uint64_t last_comm_ = ~0ull;
+  CommQueues* last_queues_ = nullptr;
+  std::unordered_map<uint64_t, RequestImpl*> rendezvous_;  // cookie -> request in flight
+  uint64_t next_cookie_ = 1;
+  std::vector<RequestImpl*> streaming_;   // copying rendezvous sends being chunked
+  std::vector<RequestImpl*> pool_;
+};
+
+}  // namespace interlace::p2p
