@@ -1,0 +1,165 @@
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "interlace/core/config.hpp"
+#include "interlace/core/error.hpp"
+#include "interlace/core/log.hpp"
+
+using namespace interlace;
+
+namespace {
+
+const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_SHM_RING_BYTES",
+                       "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_PROGRESS",
+                       "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
+                       "INTERLACE_TCP_ADDR", "INTERLACE_LOG"};
+
+// Clears every variable before and after each test so tests do not leak settings.
+class CoreConfig : public ::testing::Test {
+ protected:
+  void SetUp() override { clear(); }
+  void TearDown() override { clear(); }
+  static void clear() {
+    for (const char* v : kVars) unsetenv(v);
+  }
+  // Expects from_env to fail with a message naming both variable and value.
+  static void expect_bad(const char* var, const char* value) {
+    setenv(var, value, 1);
+    try {
+      Config::from_env();
+      ADD_FAILURE() << var << "=" << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      std::string msg = e.what();
+      EXPECT_NE(msg.find(var), std::string::npos) << msg;
+      EXPECT_NE(msg.find(value), std::string::npos) << msg;
+    }
+    unsetenv(var);
+  }
+};
+
+}  // namespace
+
+TEST(CoreParseSize, SuffixesAndErrors) {
+  EXPECT_EQ(parse_size("123", "X"), 123u);
+  EXPECT_EQ(parse_size("0", "X"), 0u);
+  EXPECT_EQ(parse_size("64k", "X"), 64u * 1024);
+  EXPECT_EQ(parse_size("64K", "X"), 64u * 1024);
+  EXPECT_EQ(parse_size("4M", "X"), 4u << 20);
+  EXPECT_EQ(parse_size("1g", "X"), 1u << 30);
+  EXPECT_EQ(parse_size("2KiB", "X"), 2048u);
+  EXPECT_EQ(parse_size("3mb", "X"), 3u << 20);
+  for (const char* bad : {"", "k", "-1", "12x", "1.5k", " 12", "12 ", "99999999999999999999999",
+                          "17179869184g"}) {
+    try {
+      parse_size(bad, "INTERLACE_THING");
+      ADD_FAILURE() << "'" << bad << "' was accepted";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), Errc::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("INTERLACE_THING"), std::string::npos);
+    }
+  }
+}
+
+TEST_F(CoreConfig, DefaultsWhenUnset) {
+  Config c = Config::from_env();
+  Config d;
+  EXPECT_EQ(c.fabric, "auto");
+  EXPECT_EQ(c.eager_limit, d.eager_limit);
+  EXPECT_EQ(c.shm_ring_bytes, d.shm_ring_bytes);
+  EXPECT_EQ(c.progress, ProgressMode::inline_only);
+  EXPECT_EQ(c.op_timeout_s, 0.0);
+  EXPECT_EQ(c.log_level, "warn");
+  // Empty counts as unset.
+  setenv("INTERLACE_FABRIC", "", 1);
+  EXPECT_EQ(Config::from_env().fabric, "auto");
+}
+
+TEST_F(CoreConfig, ReadsEveryVariable) {
+  setenv("INTERLACE_FABRIC", "tcp", 1);
+  setenv("INTERLACE_EAGER_LIMIT", "8k", 1);
+  setenv("INTERLACE_SHM_RING_BYTES", "1m", 1);
+  setenv("INTERLACE_SHM_SINGLE_COPY", "0", 1);
+  setenv("INTERLACE_SPIN", "17", 1);
+  setenv("INTERLACE_PROGRESS", "thread", 1);
+  setenv("INTERLACE_PEER_CHECK", "0.5", 1);
+  setenv("INTERLACE_CONNECT_TIMEOUT", "3", 1);
+  setenv("INTERLACE_TIMEOUT", "2.5", 1);
+  setenv("INTERLACE_TCP_ADDR", "10.0.0.7", 1);
+  setenv("INTERLACE_LOG", "debug", 1);
+  Config c = Config::from_env();
+  EXPECT_EQ(c.fabric, "tcp");
+  EXPECT_EQ(c.eager_limit, 8192u);
+  EXPECT_EQ(c.shm_ring_bytes, 1u << 20);
+  EXPECT_FALSE(c.shm_single_copy);
+  EXPECT_EQ(c.spin_before_block, 17);
+  EXPECT_EQ(c.progress, ProgressMode::thread);
+  EXPECT_DOUBLE_EQ(c.peer_check_s, 0.5);
+  EXPECT_DOUBLE_EQ(c.connect_timeout_s, 3.0);
+  EXPECT_DOUBLE_EQ(c.op_timeout_s, 2.5);
+  EXPECT_EQ(c.tcp_interface, "10.0.0.7");
+  EXPECT_EQ(c.log_level, "debug");
+
+  auto d = c.describe();
+  EXPECT_EQ(d.size(), sizeof kVars / sizeof kVars[0]);
+  for (const char* v : kVars) EXPECT_TRUE(d.count(v)) << v;
+  EXPECT_EQ(d["INTERLACE_FABRIC"], "tcp");
+  EXPECT_EQ(d["INTERLACE_EAGER_LIMIT"], "8192");
+  EXPECT_EQ(d["INTERLACE_PROGRESS"], "thread");
+  EXPECT_EQ(d["INTERLACE_SHM_SINGLE_COPY"], "0");
+  EXPECT_EQ(d["INTERLACE_TIMEOUT"], "2.5");
+}
+
+TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
+  expect_bad("INTERLACE_FABRIC", "infiniband");
+  expect_bad("INTERLACE_EAGER_LIMIT", "lots");
+  expect_bad("INTERLACE_SHM_RING_BYTES", "100");  // below the 4k minimum
+  expect_bad("INTERLACE_SHM_SINGLE_COPY", "maybe");
+  expect_bad("INTERLACE_SPIN", "-3");
+  expect_bad("INTERLACE_SPIN", "12abc");
+  expect_bad("INTERLACE_PROGRESS", "async");
+  expect_bad("INTERLACE_PEER_CHECK", "0");
+  expect_bad("INTERLACE_CONNECT_TIMEOUT", "soon");
+  expect_bad("INTERLACE_TIMEOUT", "-1");
+  expect_bad("INTERLACE_TIMEOUT", "inf");
+  expect_bad("INTERLACE_LOG", "loud");
+}
+
+TEST(CoreLog, LevelsAndFormat) {
+  log::Level l;
+  EXPECT_TRUE(log::parse_level("trace", &l));
+  EXPECT_EQ(l, log::Level::trace);
+  EXPECT_TRUE(log::parse_level("WARN", &l));
+  EXPECT_EQ(l, log::Level::warn);
+  EXPECT_FALSE(log::parse_level("verbose", &l));
+
+  log::Level saved = log::level();
+  log::set_level(log::Level::info);
+  EXPECT_TRUE(log::enabled(log::Level::warn));
+  EXPECT_TRUE(log::enabled(log::Level::info));
+  EXPECT_FALSE(log::enabled(log::Level::debug));
+
+  // Capture stderr through a pipe to check the exact line format.
+  int pipefd[2];
+  ASSERT_EQ(pipe(pipefd), 0);
+  int saved_err = dup(2);
+  dup2(pipefd[1], 2);
+  log::set_rank(3);
+  IL_LOG(info, "hello " << 42);
+  IL_LOG(debug, "not shown");
+  log::set_rank(-1);
+  IL_LOG(error, "no rank");
+  dup2(saved_err, 2);
+  close(saved_err);
+  close(pipefd[1]);
+  std::string out;
+  char buf[256];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(pipefd[0]);
+  log::set_level(saved);
+  EXPECT_EQ(out, "[interlace r3] INFO: hello 42\n[interlace r?] ERROR: no rank\n");
+}
