@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "fabric/shm/shm_fabric.hpp"
@@ -30,6 +32,20 @@ void futex_wait(std::atomic<uint32_t>* a, uint32_t expected, double timeout_s) {
   // EAGAIN (value changed), EINTR and ETIMEDOUT all just mean "return": wait() may
   // return spuriously and callers re-check.
   syscall(SYS_futex, futex_word(a), FUTEX_WAIT, expected, tsp, nullptr, 0);
+}
+
+// Without a pidfd, an exited but unreaped peer still answers kill(pid, 0).
+bool is_zombie(pid_t pid) {
+  char path[64];
+  std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+  FILE* f = std::fopen(path, "r");
+  if (!f) return false;
+  char buf[256];
+  size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+  std::fclose(f);
+  buf[n] = 0;
+  const char* paren = std::strrchr(buf, ')');  // the command name may contain spaces
+  return paren && paren[1] == ' ' && paren[2] == 'Z';
 }
 
 void futex_wake_all(std::atomic<uint32_t>* a) {
@@ -79,7 +95,8 @@ bool ShmFabric::peer_alive(Peer& p) noexcept {
     pollfd f{p.pidfd, POLLIN, 0};
     return poll(&f, 1, 0) == 0;
   }
-  return !(kill(p.pid, 0) != 0 && errno == ESRCH);
+  if (kill(p.pid, 0) != 0 && errno == ESRCH) return false;
+  return !is_zombie(p.pid);
 }
 
 Errc ShmFabric::send_blocked(int peer) {
