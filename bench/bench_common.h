@@ -19,6 +19,7 @@
 typedef struct {
     int quick;        /* --quick: few sizes, few repetitions (smoke run) */
     const char* label; /* --label NAME: the implementation name in the output */
+    int lat, bw;       /* --lat / --bw: run only that part (default: both) */
     int reps;         /* timed repetitions per size (warm-up excluded) */
     size_t lat_min, lat_max, bw_min, bw_max;
     int lat_step, bw_step; /* multiply the size by this between points */
@@ -48,10 +49,14 @@ static inline bench_opts bench_parse(int argc, char** argv) {
     bench_opts o;
     o.quick = 0;
     o.label = "unnamed";
+    o.lat = o.bw = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--quick")) o.quick = 1;
         else if (!strcmp(argv[i], "--label") && i + 1 < argc) o.label = argv[++i];
+        else if (!strcmp(argv[i], "--lat")) o.lat = 1;
+        else if (!strcmp(argv[i], "--bw")) o.bw = 1;
     }
+    if (!o.lat && !o.bw) o.lat = o.bw = 1;
     o.reps = o.quick ? 3 : 11;
     o.lat_min = 8; o.lat_max = 64 << 10; o.lat_step = o.quick ? 8 : 2;
     o.bw_min = 1 << 10; o.bw_max = o.quick ? 4 << 20 : 64 << 20; o.bw_step = 4;

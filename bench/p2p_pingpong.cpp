@@ -84,13 +84,13 @@ int run(int argc, char** argv) {
   memset(b.rbuf, 0, cap);
   double v[BENCH_MAX_REPS];
 
-  for (size_t n = o.lat_min; n; n = bench_next(n, o.lat_step, o.lat_max)) {
+  for (size_t n = o.lat ? o.lat_min : 0; n; n = bench_next(n, o.lat_step, o.lat_max)) {
     int iters = bench_lat_iters(n, o.quick);
     b.pingpong(n, iters / 4 + 1);  // warm-up
     for (int r = 0; r < o.reps; r++) v[r] = b.pingpong(n, iters);
     if (b.rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
   }
-  for (size_t n = o.bw_min; n; n = bench_next(n, o.bw_step, o.bw_max)) {
+  for (size_t n = o.bw ? o.bw_min : 0; n; n = bench_next(n, o.bw_step, o.bw_max)) {
     int windows = bench_bw_windows(n, o.quick), reps = bench_bw_reps(n, &o);
     b.stream(n, windows / 4 + 1);  // warm-up
     for (int r = 0; r < reps; r++) v[r] = b.stream(n, windows);
