@@ -59,7 +59,7 @@ void ShmFabric::learn_pid(Peer& p, pid_t pid, uint64_t probe, uint64_t probe_val
   connected_.push_back(static_cast<int>(&p - peers_.data()));
 }
 
-void ShmFabric::open_peer_ctl(int peer) {
+Errc ShmFabric::open_peer_ctl(int peer) {
   Peer& p = peers_[peer];
   const std::string name = ctl_name(job_, peer);
   const Deadline deadline = Deadline::after(cfg_.connect_timeout_s);
@@ -81,9 +81,16 @@ void ShmFabric::open_peer_ctl(int peer) {
           p.bell = bell_of(c);
           learn_pid(p, c->pid, c->probe, kCtlMagic);
           p.ctl_map = std::move(m);
-          return;
+          if (peer_alive(p)) return Errc::ok;
+          p.dead = true;  // exited (unreaped) before we first sent to it
+          return Errc::lost_peer;
         }
       }
+    }
+    // Known from its ring to us and gone since: it will never create the segment.
+    if (p.pid != 0 && !peer_alive(p)) {
+      p.dead = true;
+      return Errc::lost_peer;
     }
     if (deadline.expired())
       throw_error(Errc::timeout, "shm: rank " + std::to_string(peer) + " did not create " + name +
@@ -97,8 +104,7 @@ void ShmFabric::open_peer_ctl(int peer) {
 
 Errc ShmFabric::open_send_ring(int peer) {
   Peer& p = peers_[peer];
-  if (!p.ctl) open_peer_ctl(peer);
-  if (p.dead) return Errc::lost_peer;
+  if (!p.ctl && open_peer_ctl(peer) != Errc::ok) return Errc::lost_peer;
   const std::string name = ring_name(job_, rank_, peer);
   Mapping m = create_segment(name, ring_segment_bytes(nslots_));
   std::byte* base = m.data();

@@ -60,7 +60,7 @@ class ShmFabric final : public Fabric {
   // shm_connect.cpp
   void create_own_ctl();
   Errc open_send_ring(int peer);
-  void open_peer_ctl(int peer);
+  Errc open_peer_ctl(int peer);  // throws Errc::timeout after connect_timeout_s
   void scan_announcements();
   void map_recv_ring(int src);
   void learn_pid(Peer& p, pid_t pid, uint64_t probe, uint64_t probe_value);
