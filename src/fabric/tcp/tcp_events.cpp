@@ -193,16 +193,13 @@ void TcpFabric::output_failed(int peer, const std::string& why) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.life != Life::alive) return;
   close_output(p);
-  InboundConn* in = p.in_slot >= 0 ? inbound_[static_cast<size_t>(p.in_slot)].get() : nullptr;
-  if (in && !in->doomed) {
-    // Its frames may still be in flight on the other socket: report after they land.
-    p.life = Life::closing;
-    p.why = why;
-    p.closing_deadline_ns = Deadline::after(kDrainGraceS).at_ns;
-    ++closing_;
-    return;
-  }
-  mark_lost(peer, why);
+  // Its frames may still be in flight on the other socket, or that socket may
+  // still wait in our accept queue: report once it ends, or after a grace period.
+  bool has_inbound = p.in_slot >= 0;
+  p.life = Life::closing;
+  p.why = why;
+  p.closing_deadline_ns = Deadline::after(has_inbound ? kDrainGraceS : kAcceptGraceS).at_ns;
+  ++closing_;
 }
 
 void TcpFabric::inbound_ended(int peer, const std::string& why) {
@@ -231,8 +228,8 @@ void TcpFabric::check_deadlines() {
   for (size_t i = 0; i < peers_.size(); ++i) {
     Peer& p = peers_[i];
     if (p.life == Life::closing && now >= p.closing_deadline_ns)
-      mark_lost(static_cast<int>(i), p.why + " (its incoming connection stayed open " +
-                                         std::to_string(kDrainGraceS) + " s longer)");
+      mark_lost(static_cast<int>(i), p.why + " (no end of its incoming connection within " +
+                                         "its grace period)");
   }
   for (auto& c : inbound_) {
     if (c && !c->doomed && !c->authenticated() && now >= c->hello_deadline_ns()) {

@@ -21,6 +21,8 @@ inline constexpr size_t kOutQueueBound = 4ull << 20;
 // After a peer's outgoing side breaks, how long its incoming side may take to
 // deliver what it sent before dying (the two sockets are not ordered).
 inline constexpr double kDrainGraceS = 3.0;
+// The same when it has no connection to us yet (one may be in the accept queue).
+inline constexpr double kAcceptGraceS = 0.5;
 // The destructor's bound for pushing queued frames into the kernel.
 inline constexpr double kCloseFlushS = 10.0;
 
