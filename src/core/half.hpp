@@ -18,55 +18,51 @@ inline float bits_float(uint32_t u) noexcept {
   return f;
 }
 
+// The conversions are written as a few candidate results and a final select,
+// without loops or early returns, so the compiler can vectorise the float16 and
+// bfloat16 reduction loops that call them.
+
+// All-ones when cond holds: a branch-free select. Plain ?: lets GCC turn the
+// candidates that involve float arithmetic back into branches (it may not
+// speculate them under -ftrapping-math), which defeats vectorisation.
+inline uint32_t mask_if(bool cond) noexcept { return 0u - static_cast<uint32_t>(cond); }
+inline uint32_t select(bool cond, uint32_t a, uint32_t b) noexcept {
+  uint32_t m = mask_if(cond);
+  return (a & m) | (b & ~m);
+}
+
 inline float half_to_float_inline(uint16_t h) noexcept {
   uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-  uint32_t exp = (h >> 10) & 0x1fu;
-  uint32_t mant = h & 0x3ffu;
-  if (exp == 0x1f) return bits_float(sign | 0x7f800000u | (mant << 13));  // inf / nan
-  if (exp == 0) {
-    if (mant == 0) return bits_float(sign);  // keeps the sign of zero
-    // Subnormal: shift the leading one up to the implicit position; every
-    // shift lowers the exponent by one.
-    int e = 1;
-    while ((mant & 0x400u) == 0) {
-      mant <<= 1;
-      --e;
-    }
-    mant &= 0x3ffu;
-    return bits_float(sign | (static_cast<uint32_t>(e + 127 - 15) << 23) | (mant << 13));
-  }
-  return bits_float(sign | ((exp + 127 - 15) << 23) | (mant << 13));
+  uint32_t em = h & 0x7fffu;  // exponent and mantissa
+  // Normal: move the fields into place and rebias the exponent (127 - 15).
+  uint32_t normal = (em << 13) + (112u << 23);
+  // Subnormal (exponent 0): the value is mantissa * 2^-24; converting the
+  // integer is exact and yields a normalised float without a loop.
+  uint32_t sub = float_bits(static_cast<float>(static_cast<int32_t>(em)) * 0x1p-24f);
+  // Inf / NaN keep their payload under an all-ones exponent.
+  uint32_t special = 0x7f800000u | ((em & 0x3ffu) << 13);
+  uint32_t r = select(em < 0x400u, sub, select(em >= 0x7c00u, special, normal));
+  return bits_float(sign | r);
 }
 
 inline uint16_t float_to_half_inline(float f) noexcept {
   uint32_t u = float_bits(f);
-  uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
-  int32_t exp = static_cast<int32_t>((u >> 23) & 0xffu);
-  uint32_t mant = u & 0x7fffffu;
-  if (exp == 0xff) {
-    if (mant == 0) return sign | 0x7c00u;
-    // Keep the top payload bits and force the quiet bit so a NaN never
-    // collapses into infinity when its payload sits only in the low bits.
-    return static_cast<uint16_t>(sign | 0x7e00u | (mant >> 13));
-  }
-  int32_t e = exp - 127 + 15;
-  if (e >= 31) return sign | 0x7c00u;  // beyond 65504 even before rounding
-  if (e <= 0) {
-    // Half subnormal: value = q * 2^-24 with q = full * 2^(exp-126).
-    uint32_t shift = static_cast<uint32_t>(126 - exp);
-    if (shift > 24) return sign;  // below half of the smallest subnormal
-    uint32_t full = mant | 0x800000u;
-    uint32_t q = full >> shift;
-    uint32_t rem = full & ((1u << shift) - 1);
-    uint32_t halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (q & 1u))) ++q;  // may carry into min normal
-    return static_cast<uint16_t>(sign | q);
-  }
-  uint32_t h = (static_cast<uint32_t>(e) << 10) | (mant >> 13);
-  uint32_t rem = mant & 0x1fffu;
-  // A carry out of the mantissa bumps the exponent, reaching inf at 0x7c00.
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1u))) ++h;
-  return static_cast<uint16_t>(sign | h);
+  uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7fffffffu;
+  // Normal range: drop 13 mantissa bits rounding to nearest even (add just under
+  // half an ulp plus the kept lsb). A carry moves into the exponent, and
+  // anything that lands at or beyond 0x7c00 (including +-inf) is infinity.
+  uint32_t normal = ((a - (112u << 23)) + 0xfffu + ((a >> 13) & 1u)) >> 13;
+  normal = select(normal > 0x7c00u, 0x7c00u, normal);
+  // Below 2^-14: adding 0.5f makes the FPU round |f| to a multiple of 2^-24
+  // (0.5's ulp) with ties to even; the low bits are then the half subnormal,
+  // and a round-up to 0x400 is exactly the smallest normal.
+  uint32_t sub = float_bits(bits_float(a) + 0.5f) - 0x3f000000u;
+  // NaN: keep the top payload bits and set the quiet bit, so a payload held
+  // only in the low bits cannot turn the NaN into infinity.
+  uint32_t nan = 0x7e00u | ((a >> 13) & 0x3ffu);
+  uint32_t r = select(a > 0x7f800000u, nan, select(a >= (113u << 23), normal, sub));
+  return static_cast<uint16_t>(sign | r);
 }
 
 inline float bfloat16_to_float_inline(uint16_t b) noexcept {
@@ -75,11 +71,12 @@ inline float bfloat16_to_float_inline(uint16_t b) noexcept {
 
 inline uint16_t float_to_bfloat16_inline(float f) noexcept {
   uint32_t u = float_bits(f);
-  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x7fffffu) != 0)
-    return static_cast<uint16_t>((u >> 16) | 0x40u);  // quiet NaN, never rounds to inf
-  // Adding 0x7fff plus the lsb of the kept part rounds to nearest, ties to even.
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return static_cast<uint16_t>(u >> 16);
+  // Adding 0x7fff plus the lsb of the kept half rounds to nearest, ties to even;
+  // a carry into the exponent reaches infinity exactly when it should.
+  uint32_t rounded = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+  uint32_t quiet_nan = (u >> 16) | 0x40u;  // never rounds a NaN into infinity
+  bool is_nan = (u & 0x7fffffffu) > 0x7f800000u;
+  return static_cast<uint16_t>(select(is_nan, quiet_nan, rounded));
 }
 
 }  // namespace interlace::detail

@@ -93,6 +93,26 @@ TEST(CoreDatatype, HalfToFloat) {
   }
 }
 
+#if defined(__FLT16_MAX__)
+// The compiler's own _Float16 conversion is an independent reference: compare
+// against it over a spread of float bit patterns covering every exponent.
+TEST(CoreDatatype, HalfMatchesCompilerFloat16) {
+  for (uint64_t u = 0; u <= 0xffffffffu; u += 4093) {
+    float f = from_bits(static_cast<uint32_t>(u));
+    uint16_t want;
+    _Float16 h = static_cast<_Float16>(f);
+    std::memcpy(&want, &h, 2);
+    uint16_t got = float_to_half(f);
+    if (std::isnan(f)) {
+      ASSERT_EQ(got & 0x7c00, 0x7c00);
+      ASSERT_NE(got & 0x3ff, 0);
+      continue;
+    }
+    ASSERT_EQ(got, want) << std::hex << "float bits 0x" << u;
+  }
+}
+#endif
+
 TEST(CoreDatatype, BFloat16) {
   EXPECT_EQ(float_to_bfloat16(1.0f), 0x3f80);
   EXPECT_EQ(float_to_bfloat16(-1.0f), 0xbf80);
