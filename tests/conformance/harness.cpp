@@ -59,7 +59,8 @@ bool Job::make(const std::string& name, int n, interlace::Config cfg) {
   store = interlace::bootstrap::shared_memory_store();
   fabrics.resize(n);
   recorders.resize(n);
-  const std::string job = unique_job_id(name);
+  job_id = unique_job_id(name);
+  const std::string job = job_id;
   std::vector<std::string> errors(n);
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r) {

@@ -62,6 +62,7 @@ FrameHeader make_header(int src, int dst, uint32_t seq, const void* payload, siz
 // the backend is not built (Errc::unsupported).
 struct Job {
   std::string fabric_name;
+  std::string job_id;
   std::shared_ptr<interlace::bootstrap::Store> store;
   std::vector<std::unique_ptr<Fabric>> fabrics;
   std::string skip_reason;
