@@ -12,6 +12,8 @@ except ImportError:  # source checkout that was never built
 # source checkout; an extension that exists but fails to load still raises.
 try:
     from ._core import TcpStoreServer, builtin_fabrics, config_description
+    from .errors import *  # noqa: F403  Error, LostPeerError, ... (p2p)
+    from .comm import *  # noqa: F403  init, finalize, Comm, Request, Status, ANY_SOURCE, ...
 except ModuleNotFoundError as _e:
     if _e.name != __name__ + "._core":
         raise
