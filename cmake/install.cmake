@@ -35,6 +35,7 @@ install(FILES ${PROJECT_BINARY_DIR}/interlaceConfig.cmake
 # (pip's prefix is unknown when the wheel is built).
 file(RELATIVE_PATH INTERLACE_PC_TO_PREFIX
   /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
+string(REGEX REPLACE "/$" "" INTERLACE_PC_TO_PREFIX "${INTERLACE_PC_TO_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/interlace.pc.in
   ${PROJECT_BINARY_DIR}/interlace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/interlace.pc

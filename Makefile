@@ -1,0 +1,94 @@
+# interlace: the two commands a newcomer needs are `make demo` and `make test`.
+# Every target installs what it needs first (deps), so a fresh machine works.
+# Parallelism stays at 2 jobs: the CI machine has 2 cores.
+
+PYTHON ?= python3
+JOBS ?= 2
+BUILD ?= build
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
+
+APT_PACKAGES := g++ cmake ninja-build libgtest-dev pkg-config iproute2 \
+                openmpi-bin libopenmpi-dev mpich libmpich-dev
+# import name=pip name; checked by import so an existing install is kept.
+PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=numpy \
+                pytest=pytest pytest_timeout=pytest-timeout
+
+CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
+PYTEST_FLAGS ?= -q --timeout=300
+
+.PHONY: all deps build install test test-ctest test-asan test-tsan test-python demo bench clean
+
+all: build
+
+deps:
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing$$missing"; \
+	  $(SUDO) apt-get update -q && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -q $$missing; \
+	fi
+	@missing=""; for pair in $(PIP_PACKAGES); do \
+	  mod=$${pair%%=*}; pkg=$${pair#*=}; \
+	  $(PYTHON) -c "import $$mod" 2>/dev/null || missing="$$missing $$pkg"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: pip installing$$missing"; \
+	  $(PYTHON) -m pip install -q $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+	cmake --build $(BUILD) -j $(JOBS)
+
+# --no-build-isolation: use the nanobind/scikit-build-core installed by deps
+# (offline, and the persistent build dir makes it incremental).
+install: deps
+	$(PYTHON) -m pip install -q --no-build-isolation .
+
+test-ctest: build
+	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
+
+# Sanitizer builds compile only the test binaries they run.
+test-asan: deps
+	cmake -S . -B $(BUILD)/asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DINTERLACE_SANITIZE=address,undefined -DINTERLACE_BUILD_EXAMPLES=OFF
+	@set -e; for t in unit_tests threads_tests; do \
+	  if cmake --build $(BUILD)/asan --target help | grep -q "^$$t:"; then \
+	    cmake --build $(BUILD)/asan -j $(JOBS) --target $$t; \
+	    echo "== asan+ubsan: $$t"; \
+	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BUILD)/asan/tests/$$t; \
+	  fi; done
+
+test-tsan: deps
+	cmake -S . -B $(BUILD)/tsan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DINTERLACE_SANITIZE=thread -DINTERLACE_BUILD_EXAMPLES=OFF
+	@set -e; for t in threads_tests conformance_tests; do \
+	  if cmake --build $(BUILD)/tsan --target help | grep -q "^$$t:"; then \
+	    cmake --build $(BUILD)/tsan -j $(JOBS) --target $$t; \
+	    echo "== tsan: $$t"; \
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(BUILD)/tsan/tests/$$t; \
+	  fi; done
+
+test-python: install
+	$(PYTHON) -m pytest $(PYTEST_FLAGS) tests/python
+
+test: test-ctest test-asan test-tsan test-python
+
+demo: build install
+	@if [ -f examples/python/showcase.py ]; then \
+	  set -x; interlace run -n 4 python examples/python/showcase.py; \
+	elif [ -x $(BUILD)/examples/cpp/showcase ]; then \
+	  set -x; interlace run -n 4 $(BUILD)/examples/cpp/showcase; \
+	else \
+	  echo "demo: no showcase yet (examples/python/showcase.py or examples/cpp/showcase.cpp)"; \
+	  set -x; interlace run -n 4 --tag-output $(PYTHON) -c \
+	    'import os; print("hello from rank", os.environ["INTERLACE_RANK"], "of", os.environ["INTERLACE_SIZE"])'; \
+	fi
+
+bench: build
+	@if [ -f bench/run.sh ]; then bash bench/run.sh; else echo "bench: bench/run.sh not there yet"; fi
+
+clean:
+	rm -rf $(BUILD)
