@@ -1,0 +1,148 @@
+"""What `pip install .` puts into the environment: a user program builds in one
+line with interlace-c++, with pkg-config and with CMake's find_package, and
+runs without LD_LIBRARY_PATH; `interlace config`/`info` report the install."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, installed_script, launcher_env, run_interlace
+
+PROGRAM = r"""
+#include <cstdio>
+#include <interlace/core/datatype.hpp>
+int main() {
+  std::printf("int64=%zu float16=%zu\n",
+              interlace::datatype_size(interlace::Datatype::int64),
+              interlace::datatype_size(interlace::Datatype::float16));
+}
+"""
+EXPECTED = "int64=8 float16=2"
+
+try:
+    from interlace import _paths
+    PREFIX = _paths.prefix()
+except Exception as e:  # not installed: nothing here can be checked
+    PREFIX = None
+    WHY = str(e)
+
+needs_install = pytest.mark.skipif(PREFIX is None, reason="interlace is not pip-installed "
+                                   "(run `make install`)")
+
+
+def clean_env() -> dict:
+    env = launcher_env()
+    env.pop("LD_LIBRARY_PATH", None)  # the programs must find the library by rpath
+    return env
+
+
+def sh(cmd: str, cwd: Path, env=None) -> subprocess.CompletedProcess:
+    r = subprocess.run(cmd, shell=True, cwd=cwd, capture_output=True, text=True,
+                       env=env or clean_env(), timeout=240)
+    assert r.returncode == 0, f"{cmd}\n{r.stdout}\n{r.stderr}"
+    return r
+
+
+@pytest.fixture
+def program(tmp_path) -> Path:
+    (tmp_path / "hello.cpp").write_text(PROGRAM)
+    return tmp_path
+
+
+def test_pyproject_version_matches_cmake():
+    cmake = (REPO / "CMakeLists.txt").read_text()
+    py = (REPO / "pyproject.toml").read_text()
+    v_cmake = re.search(r"project\(interlace VERSION ([0-9.]+)", cmake).group(1)
+    v_py = re.search(r'^version = "([^"]+)"', py, re.M).group(1)
+    assert v_cmake == v_py
+
+
+@needs_install
+def test_install_layout():
+    lib = _paths.libdir()
+    assert (lib / "libinterlace.so").exists()
+    assert (_paths.includedir() / "interlace" / "core" / "datatype.hpp").is_file()
+    assert (_paths.cmake_dir() / "interlaceConfig.cmake").is_file()
+    assert (_paths.pkgconfig_dir() / "interlace.pc").is_file()
+    import interlace._core as core
+    assert core.version() == __import__("interlace").__version__
+
+
+@needs_install
+def test_builds_with_the_compiler_wrapper(program):
+    cxx = installed_script("interlace-c++")
+    assert cxx, "interlace-c++ console script missing"
+    sh(f"{cxx} hello.cpp -o hello", program)
+    assert sh("./hello", program).stdout.strip() == EXPECTED
+
+
+@needs_install
+def test_wrapper_showme_prints_the_command():
+    cxx = installed_script("interlace-c++")
+    r = subprocess.run([cxx, "--showme", "x.cpp"], capture_output=True, text=True)
+    assert r.returncode == 0
+    assert f"-I{_paths.includedir()}" in r.stdout and "-linterlace" in r.stdout
+    r = subprocess.run([installed_script("interlace-cc"), "--showme", "-c", "x.c"],
+                       capture_output=True, text=True)
+    assert "-linterlace" not in r.stdout  # compile only: no link flags
+
+
+@needs_install
+def test_builds_with_pkg_config(program):
+    if not shutil.which("pkg-config"):
+        pytest.skip("pkg-config not installed")
+    env = clean_env()
+    env["PKG_CONFIG_PATH"] = str(_paths.pkgconfig_dir())
+    sh("c++ -std=c++20 hello.cpp -o hello $(pkg-config --cflags --libs interlace)", program, env)
+    assert sh("./hello", program).stdout.strip() == EXPECTED
+
+
+@needs_install
+def test_builds_with_cmake_find_package(program):
+    if not shutil.which("cmake"):
+        pytest.skip("cmake not installed")
+    (program / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.18)\n"
+        "project(hello CXX)\n"
+        "find_package(interlace 0.1 REQUIRED)\n"
+        "add_executable(hello hello.cpp)\n"
+        "target_link_libraries(hello PRIVATE interlace::interlace)\n")
+    gen = "-G Ninja" if shutil.which("ninja") else ""
+    prefix = run_interlace("config", "--cmake-prefix").stdout.strip()
+    assert prefix == str(PREFIX)
+    sh(f"cmake -S . -B b {gen} -DCMAKE_PREFIX_PATH={prefix} && cmake --build b", program)
+    assert sh("./b/hello", program).stdout.strip() == EXPECTED
+
+
+@needs_install
+def test_config_flags():
+    cflags = run_interlace("config", "--cflags").stdout
+    libs = run_interlace("config", "--libs").stdout
+    assert f"-I{_paths.includedir()}" in cflags
+    assert "-linterlace" in libs and f"-L{_paths.libdir()}" in libs
+    r = run_interlace("config")
+    assert r.returncode == 2  # one of the flags is required
+
+
+def test_info_shows_version_fabrics_and_configuration():
+    pytest.importorskip("interlace._core")
+    r = run_interlace("info", env=launcher_env(INTERLACE_EAGER_LIMIT="64k",
+                                               INTERLACE_SOMETHING="x"))
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^interlace \d+\.\d+\.\d+", r.stdout)
+    assert re.search(r"^fabrics: .*shm.*tcp", r.stdout, re.M)
+    assert "INTERLACE_EAGER_LIMIT=65536" in r.stdout
+    assert "INTERLACE_SOMETHING=x" in r.stdout
+
+
+def test_info_names_a_bad_setting():
+    pytest.importorskip("interlace._core")
+    r = run_interlace("info", env=launcher_env(INTERLACE_FABRIC="carrier-pigeon"))
+    assert r.returncode == 1
+    assert "carrier-pigeon" in r.stdout + r.stderr
