@@ -150,16 +150,17 @@ HeldBuffer acquire_buffer(nb::handle spec, bool writable, const char* what) {
   std::optional<Datatype> inferred;
   nb::object source = nb::borrow(obj);
   if (PyObject_GetBuffer(obj.ptr(), &hb.view_, PyBUF_RECORDS_RO) != 0) {
-    if (!PyObject_CheckBuffer(obj.ptr()) && !is_bfloat16_array(obj)) {
-      PyErr_Clear();
+    nb::python_error failure;  // takes the pending error, so attribute lookups below are safe
+    if (!nb::hasattr(obj, "dtype") || !nb::hasattr(obj, "view")) {
+      if (PyObject_CheckBuffer(obj.ptr())) throw failure;
       throw nb::type_error((std::string(what) + ": expected a buffer (NumPy array, bytes, "
                             "bytearray, memoryview), got " + py_type_name(obj)).c_str());
     }
-    if (!is_bfloat16_array(obj)) throw nb::python_error();
-    PyErr_Clear();
-    source = obj.attr("view")("uint16");
+    // NumPy arrays of extension dtypes (ml_dtypes bfloat16, float8...) cannot
+    // export a PEP 3118 format; move their bytes, typed when interlace knows the type.
+    inferred = is_bfloat16_array(obj) ? Datatype::bfloat16 : Datatype::bytes;
+    source = obj.attr("view")(inferred == Datatype::bfloat16 ? "uint16" : "uint8");
     if (PyObject_GetBuffer(source.ptr(), &hb.view_, PyBUF_RECORDS_RO) != 0) throw nb::python_error();
-    inferred = Datatype::bfloat16;
   }
   hb.has_view_ = true;
   hb.keep_ = source;
