@@ -167,9 +167,8 @@ void P2pEngine::start_recv(RequestImpl* r) {
   // Nothing arrived: a dead sender will never send (any member, for ANY_SOURCE).
   if (r->peer != ANY_SOURCE) {
     if (ctx_.peer_lost(r->peer)) return complete(r, Errc::lost_peer);
-  } else {
-    for (int w : r->comm->world_of)
-      if (ctx_.peer_lost(w)) return complete(r, Errc::lost_peer);
+  } else if (all_others_lost(*r->comm)) {
+    return complete(r, Errc::lost_peer);
   }
   r->refs.fetch_add(1, std::memory_order_relaxed);
   q.posted.push_back(r);
@@ -192,11 +191,8 @@ bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st)
   if (source_world != ANY_SOURCE && ctx_.peer_lost(source_world))
     throw_error(Errc::lost_peer, "probe: source world rank " + std::to_string(source_world) +
                                      " is lost and sent no matching message");
-  if (source_world == ANY_SOURCE)
-    for (int w : c.world_of)
-      if (ctx_.peer_lost(w))
-        throw_error(Errc::lost_peer, "probe: world rank " + std::to_string(w) +
-                                         " of the communicator is lost and nothing matches");
+  if (source_world == ANY_SOURCE && all_others_lost(c))
+    throw_error(Errc::lost_peer, "probe: every other member of the communicator is lost");
   return false;
 }
 
@@ -349,12 +345,22 @@ void P2pEngine::on_lost(void* self, int peer) {
   static_cast<P2pEngine*>(self)->fail_peer_requests(peer);
 }
 
+// An ANY_SOURCE receive keeps waiting while some other member could still send;
+// a peer that exits after finishing its part is not an error for it.
+bool P2pEngine::all_others_lost(const CommState& c) const {
+  if (c.size() <= 1) return false;
+  for (int w : c.world_of)
+    if (w != ctx_.rank() && !ctx_.peer_lost(w)) return false;
+  return true;
+}
+
 void P2pEngine::fail_peer_requests(int peer) {
   for (auto& [id, q] : queues_) {
     for (auto it = q.posted.begin(); it != q.posted.end();) {
       RequestImpl* r = *it;
       bool involved = r->peer == peer ||
-                      (r->peer == ANY_SOURCE && r->comm && r->comm->rank_of_world[peer] >= 0);
+                      (r->peer == ANY_SOURCE && r->comm && r->comm->rank_of_world[peer] >= 0 &&
+                       all_others_lost(*r->comm));
       if (!involved) { ++it; continue; }
       it = q.posted.erase(it);
       complete(r, Errc::lost_peer);

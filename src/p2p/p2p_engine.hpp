@@ -134,6 +134,7 @@ class P2pEngine {
   RequestImpl* take_cookie(uint64_t cookie);
   RequestImpl* find_cookie(uint64_t cookie);
   void fail_peer_requests(int peer);
+  bool all_others_lost(const CommState& c) const;
 
   engine::Context& ctx_;
   std::unordered_map<uint64_t, CommQueues> queues_;
