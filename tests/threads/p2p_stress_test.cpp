@@ -31,6 +31,7 @@ void stress(Runtime& rt, int per_rank, unsigned seed) {
   Communicator world = rt.world();
   const int n = world.size(), me = world.rank();
   std::vector<Communicator> comms = {world, world.dup(), world.split(0, -me)};
+  Communicator leave = world.dup();  // for the final handshake only
   const int ntags = 5;
   std::mt19937 rng(seed + me * 7919);
   std::vector<int> sizes = {24, 32, 100, 1000, 16000, 40000, 300000};
@@ -101,6 +102,14 @@ void stress(Runtime& rt, int per_rank, unsigned seed) {
   EXPECT_EQ(corrupt, 0) << "corrupted messages";
   // Nothing may be left over.
   for (auto& c : comms) EXPECT_FALSE(c.iprobe(ANY_SOURCE, ANY_TAG));
+  // Leave together, so no peer finalizes while another still checks.
+  std::vector<int> tokens(n);
+  rq.clear();
+  for (int p = 0; p < n; ++p) {
+    rq.push_back(leave.irecv(&tokens[p], 1, Datatype::int32, p, 0));
+    rq.push_back(leave.isend(&me, 1, Datatype::int32, p, 0));
+  }
+  Request::wait_all(rq);
 }
 
 TEST(P2pStress, RandomTrafficShm) {
