@@ -63,22 +63,18 @@ static inline bench_opts bench_parse(int argc, char** argv) {
     return o;
 }
 
-/* Ping-pong round trips per timed repetition: enough that one repetition lasts ~10 ms
- * even at the smallest size, so the clock's resolution and one-off interrupts vanish. */
-static inline int bench_lat_iters(size_t bytes, int quick) {
-    size_t n = (quick ? (1u << 20) : (4u << 20)) / bytes;
-    if (n > (quick ? 2000u : 10000u)) n = quick ? 2000u : 10000u;
-    if (n < 100) n = 100;
-    return (int)n;
-}
-
-/* Windows (of BENCH_WINDOW messages) per repetition: ~64-256 MiB moved per repetition,
- * but at least one window. */
-static inline int bench_bw_windows(size_t bytes, int quick) {
-    size_t n = (quick ? (16u << 20) : (128u << 20)) / (bytes * BENCH_WINDOW);
-    if (n > 200) n = 200;
-    if (n < 1) n = 1;
-    return (int)n;
+/* Repetitions must be long enough that the clock's resolution and one-off interrupts
+ * vanish (~20 ms for latency, ~50 ms for bandwidth), yet short for slow transports (TCP is
+ * 50x slower than shared memory at 8 B). So rank 0 times a short warm-up and derives the
+ * count of iterations (round trips, or windows) from it, within [lo, hi]; the ranks then
+ * agree on it with one message outside the timed loops. */
+#define BENCH_LAT_WARMUP 50
+#define BENCH_BW_WARMUP 2
+static inline int bench_calibrate(double seconds_per_iter, int quick, int is_bw) {
+    double target = is_bw ? (quick ? 0.01 : 0.05) : (quick ? 0.004 : 0.02);
+    int lo = is_bw ? 1 : 20, hi = 1 << 20;  /* hi only guards against a bad warm-up */
+    double n = seconds_per_iter > 0 ? target / seconds_per_iter : hi;
+    return n < lo ? lo : n > hi ? hi : (int)n;
 }
 
 /* The largest sizes take ~0.3 s per repetition; fewer repetitions keep a round short. */

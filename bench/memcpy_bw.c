@@ -27,9 +27,9 @@ int main(int argc, char** argv) {
     memset(dst, 0, o.bw_max);
     double v[BENCH_MAX_REPS];
     for (size_t n = o.bw_min; n; n = bench_next(n, o.bw_step, o.bw_max)) {
-        /* As many bytes per repetition as one streaming repetition moves. */
-        int copies = bench_bw_windows(n, o.quick) * BENCH_WINDOW, reps = bench_bw_reps(n, &o);
-        copy_rate(dst, src, n, copies / 4 + 1);
+        double warm = copy_rate(dst, src, n, BENCH_BW_WARMUP * BENCH_WINDOW);
+        int copies = bench_calibrate(n * BENCH_WINDOW / (warm * 1e9), o.quick, 1) * BENCH_WINDOW;
+        int reps = bench_bw_reps(n, &o);
         for (int r = 0; r < reps; r++) v[r] = copy_rate(dst, src, n, copies);
         bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, copies);
     }

@@ -20,6 +20,15 @@ static void sync_pair(void) {
                  MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
+/* Rank 0's value wins: only rank 0's clock calibrates. */
+static int agree(int n) {
+    if (rank == 0)
+        MPI_Send(&n, 1, MPI_INT, 1, TAG_SYNC, MPI_COMM_WORLD);
+    else
+        MPI_Recv(&n, 1, MPI_INT, 0, TAG_SYNC, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    return n;
+}
+
 static double pingpong(size_t n, int iters) {
     sync_pair();
     double t0 = bench_now();
@@ -78,14 +87,16 @@ int main(int argc, char** argv) {
     double v[BENCH_MAX_REPS];
 
     for (size_t n = o.lat ? o.lat_min : 0; n; n = bench_next(n, o.lat_step, o.lat_max)) {
-        int iters = bench_lat_iters(n, o.quick);
-        pingpong(n, iters / 4 + 1);  /* warm-up */
+        double warm = pingpong(n, BENCH_LAT_WARMUP);
+        int iters = agree(bench_calibrate(2e-6 * warm, o.quick, 0));
         for (int r = 0; r < o.reps; r++) v[r] = pingpong(n, iters);
         if (rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
     }
     for (size_t n = o.bw ? o.bw_min : 0; n; n = bench_next(n, o.bw_step, o.bw_max)) {
-        int windows = bench_bw_windows(n, o.quick), reps = bench_bw_reps(n, &o);
-        stream(n, windows / 4 + 1);  /* warm-up */
+        int warm_windows = n * BENCH_WINDOW < (256u << 20) ? BENCH_BW_WARMUP : 1;
+        double warm = stream(n, warm_windows);
+        int windows = agree(bench_calibrate(n * BENCH_WINDOW / (warm * 1e9), o.quick, 1));
+        int reps = bench_bw_reps(n, &o);
         for (int r = 0; r < reps; r++) v[r] = stream(n, windows);
         if (rank == 0) bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, windows);
     }

@@ -29,6 +29,15 @@ struct Bench {
     comm.sendrecv(&a, 1, kBytes, 1 - rank, kTagSync, &b, 1, kBytes, 1 - rank, kTagSync);
   }
 
+  // Rank 0's value wins: only rank 0's clock calibrates.
+  int agree(int n) const {
+    if (rank == 0)
+      comm.send(&n, 1, interlace::Datatype::int32, 1, kTagSync);
+    else
+      comm.recv(&n, 1, interlace::Datatype::int32, 0, kTagSync);
+    return n;
+  }
+
   double pingpong(size_t n, int iters) const {
     sync_pair();
     double t0 = bench_now();
@@ -85,14 +94,16 @@ int run(int argc, char** argv) {
   double v[BENCH_MAX_REPS];
 
   for (size_t n = o.lat ? o.lat_min : 0; n; n = bench_next(n, o.lat_step, o.lat_max)) {
-    int iters = bench_lat_iters(n, o.quick);
-    b.pingpong(n, iters / 4 + 1);  // warm-up
+    double warm = b.pingpong(n, BENCH_LAT_WARMUP);
+    int iters = b.agree(bench_calibrate(2e-6 * warm, o.quick, 0));
     for (int r = 0; r < o.reps; r++) v[r] = b.pingpong(n, iters);
     if (b.rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
   }
   for (size_t n = o.bw ? o.bw_min : 0; n; n = bench_next(n, o.bw_step, o.bw_max)) {
-    int windows = bench_bw_windows(n, o.quick), reps = bench_bw_reps(n, &o);
-    b.stream(n, windows / 4 + 1);  // warm-up
+    int warm_windows = n * BENCH_WINDOW < (256u << 20) ? BENCH_BW_WARMUP : 1;
+    double warm = b.stream(n, warm_windows);
+    int windows = b.agree(bench_calibrate(n * BENCH_WINDOW / (warm * 1e9), o.quick, 1));
+    int reps = bench_bw_reps(n, &o);
     for (int r = 0; r < reps; r++) v[r] = b.stream(n, windows);
     if (b.rank == 0) bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, windows);
   }

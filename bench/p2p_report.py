@@ -3,7 +3,7 @@
 tables of one or more result files (several files are pooled, e.g. a baseline run taken
 before interlace's p2p layer existed plus a later run):
 
-  bench/p2p_report.py bench/results/p2p-*.json
+  bench/p2p_report.py [--include-disturbed] bench/results/p2p-*.json
 """
 import json
 import platform
@@ -33,12 +33,16 @@ def machine_info():
             "mpich": [l for l in cmd("mpichversion").splitlines() if "Version" in l][0:1]}
 
 
-def aggregate(runs):
+def usable(run, include_disturbed):
+    return run["placement"] in ("near", "far", "smt") and (include_disturbed or not run.get("disturbed"))
+
+
+def aggregate(runs, include_disturbed=False):
     """(placement, impl, metric, bytes) -> median of the per-run medians and best of bests.
     Partial output of a failed run is kept: every JSON line is a complete measurement."""
     groups = defaultdict(list)
     for run in runs:
-        if run["placement"] not in ("near", "far", "smt"):
+        if not usable(run, include_disturbed):
             continue
         for r in run["results"]:
             groups[(run["placement"], r["impl"], r["metric"], r["bytes"])].append(r)
@@ -89,7 +93,7 @@ def table(agg, placement, metric, title, hib):
     return "\n".join(lines) + "\n"
 
 
-def markdown(doc):
+def markdown(doc, include_disturbed=False):
     agg = doc["aggregate"]
     out = []
     for pl in ("near", "far", "smt"):
@@ -98,22 +102,25 @@ def markdown(doc):
             if t:
                 out.append(t)
     mixed = sum(1 for r in doc["runs"] if r["placement"] == "mixed")
-    busy = sum(1 for r in doc["runs"] if r["placement"] == "busy")
+    busy = sum(1 for r in doc["runs"] if r["placement"] == "busy" or
+               (r.get("disturbed") and not include_disturbed))
     errors = [f"{r['impl']} ({r['phase']}, round {r['round'] + 1}): {r['error']}"
               for r in doc["runs"] if r["error"]]
     out.append(f"{len(doc['runs'])} runs, {mixed} left out because the placement changed during them, "
-               f"{busy} because other processes used the CPUs.")
+               f"{busy} because other processes used the CPUs"
+               + (" (disturbed runs included)." if include_disturbed else "."))
     if errors:
         out.append("Failed runs:\n" + "\n".join("- " + e for e in errors))
     return "\n".join(out)
 
 
-def main(paths):
+def main(argv):
+    inc = "--include-disturbed" in argv
     runs = []
-    for p in paths:
+    for p in [a for a in argv if not a.startswith("--")]:
         with open(p) as f:
             runs += json.load(f)["runs"]
-    print(markdown({"runs": runs, "aggregate": aggregate(runs)}))
+    print(markdown({"runs": runs, "aggregate": aggregate(runs, inc)}, inc))
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ Runs are interleaved (A B C ... A B C ...) and every run is bracketed by the pla
 probe, because this machine's two vCPUs move between a near and a far placement that
 changes small-message latency 2.5-4x: only figures taken in one placement are compared.
 A run whose two probes disagree is kept in the JSON as "mixed", and one during which other
-processes took more than 10% of the machine as "busy"; both are left out of the tables.
+processes took more than 10% of the machine as "disturbed"; both are left out of the
+tables (--include-disturbed keeps the latter, on a machine that is never quiet).
 
   bench/run_p2p.py [--quick] [--rounds N] [--only a,b] [--build-dir DIR] [--launch auto|cli|manual]
 
@@ -116,7 +117,9 @@ def cpu_snapshot():
     """(busy seconds of all CPUs, CPU seconds of this driver's finished children)."""
     with open("/proc/stat") as f:
         v = [int(x) for x in f.readline().split()[1:]]
-    busy = (sum(v[:8]) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+    # user + nice + system only: softirq time (TCP loopback receive work) is nobody's
+    # rusage, and would make our own TCP runs look disturbed.
+    busy = (v[0] + v[1] + v[2]) / os.sysconf("SC_CLK_TCK")
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return busy, ru.ru_utime + ru.ru_stime
 
@@ -193,6 +196,8 @@ def main():
     ap.add_argument("--launch", choices=("auto", "cli", "manual"), default="auto")
     ap.add_argument("--quiet-wait", type=float, default=30.0,
                     help="seconds to wait for other processes to go quiet before each run")
+    ap.add_argument("--include-disturbed", action="store_true",
+                    help="tabulate runs during which other processes used the CPUs too")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per run")
     ap.add_argument("--out", default=None, help="JSON path (default bench/results/p2p-<date>.json)")
     args = ap.parse_args()
@@ -224,13 +229,13 @@ def main():
                 others = others_share(c0, c1, wall)
                 placement = before[0] if before[0] == after[0] else "mixed"
                 # /proc/stat counts in 10 ms ticks: allow for that on short runs.
-                if others > QUIET + 0.02 / max(wall, 0.01):
-                    placement = "busy"
+                disturbed = others > QUIET + 0.02 / max(wall, 0.01)
                 print(f"round {rnd + 1}/{rounds} {phase:3} {name:15} {placement:5} "
+                      f"{'DISTURBED ' if disturbed else ''}"
                       f"(probe {before[1]:.0f}/{after[1]:.0f} ns, others {others:4.0%}) {wall:5.1f}s"
                       + (f"  ERROR {err}" if err else ""), file=sys.stderr)
                 runs.append({"round": rnd, "phase": phase, "impl": name, "placement": placement,
-                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3),
+                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3), "disturbed": disturbed,
                              "wall_s": round(wall, 2), "error": err, "results": recs})
 
     doc = {
@@ -241,11 +246,11 @@ def main():
                      for k, v in impls.items()},
         "runs": runs,
     }
-    doc["aggregate"] = p2p_report.aggregate(runs)
+    doc["aggregate"] = p2p_report.aggregate(runs, args.include_disturbed)
     out = Path(args.out) if args.out else REPO / "bench/results" / f"p2p-{datetime.date.today()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=1))
-    print(p2p_report.markdown(doc))
+    print(p2p_report.markdown(doc, args.include_disturbed))
     print(f"\nraw results: {out}", file=sys.stderr)
 
 
