@@ -72,7 +72,7 @@ int ShmFabric::drain(int src, FrameSink& sink, int budget) {
     const Slot* s = r.peek();
     if (!s) break;
     FrameHeader h;
-    std::memcpy(&h, s->bytes, sizeof h);
+    std::memcpy(&h, RecvRing::header_of(s), sizeof h);
     std::string bad = validate_header(h, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_), max_len);
     if (bad.empty() && slots_for(h.len) > r.slots_to_end())
       bad = "frame of " + std::to_string(h.len) + " bytes runs past the end of the ring";
@@ -82,7 +82,7 @@ int ShmFabric::drain(int src, FrameSink& sink, int budget) {
       sink.on_peer_lost(src, "protocol: corrupt frame from rank " + std::to_string(src) + ": " + bad);
       return delivered;
     }
-    sink.on_frame(h, s->bytes + sizeof(FrameHeader));
+    sink.on_frame(h, RecvRing::payload_of(s));
     r.pop(slots_for(h.len));
     ++delivered;
   }

@@ -54,9 +54,12 @@ struct SendRing {
       tail += to_end;
       s = &v.slots[0];
     }
-    std::memcpy(s->bytes, &h, sizeof(FrameHeader));
-    std::memcpy(s->bytes + offsetof(FrameHeader, len), &len, sizeof(uint64_t));
-    if (len) std::memcpy(s->bytes + sizeof(FrameHeader), payload, len);
+    // Header and payload are one contiguous run that starts after the word and
+    // may continue into the following slots.
+    std::byte* run = reinterpret_cast<std::byte*>(s) + 8;
+    std::memcpy(run, &h, sizeof(FrameHeader));
+    std::memcpy(run + offsetof(FrameHeader, len), &len, sizeof(uint64_t));
+    if (len) std::memcpy(run + sizeof(FrameHeader), payload, len);
     s->word.store(stamp(tail), std::memory_order_release);
     tail += n;
     return Errc::ok;
@@ -83,6 +86,12 @@ struct RecvRing {
       head += v.nslots - idx;
       v.cons->head.store(head, std::memory_order_release);
     }
+  }
+  static const std::byte* header_of(const Slot* s) noexcept {
+    return reinterpret_cast<const std::byte*>(s) + 8;
+  }
+  static const std::byte* payload_of(const Slot* s) noexcept {
+    return reinterpret_cast<const std::byte*>(s) + kFrameOverhead;
   }
   // Slots from the peeked slot to the end of the ring (bounds a corrupt length).
   uint64_t slots_to_end() const noexcept { return v.nslots - (head & (v.nslots - 1)); }
