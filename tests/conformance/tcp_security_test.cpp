@@ -149,3 +149,21 @@ TEST(TcpFabricSecurity, SilentConnectionIsDroppedAfterConnectTimeout) {
 }
 
 }  // namespace
+
+namespace {
+// The example in docs/wire.md, "TCP fabric handshake".
+TEST(TcpFabricSecurity, HelloMatchesDocumentedVector) {
+  auto b = interlace::fabric::tcp::encode_hello("j", "ab", 1, 0, 2);
+  const unsigned char want[] = {0x49, 0x4c, 0x54, 0x48, 0x01, 0x00, 0x00, 0x00, 0x01,
+                                0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00,
+                                0x00, 0x00, 0x01, 0x00, 0x02, 0x00, 0x6a, 0x61, 0x62};
+  ASSERT_EQ(b.size(), sizeof want);
+  EXPECT_EQ(std::memcmp(b.data(), want, sizeof want), 0);
+  auto ok = interlace::fabric::tcp::check_hello(b.data(), b.size(), "j", "ab", 0, 2);
+  EXPECT_EQ(ok.result, interlace::fabric::tcp::HelloCheck::ok);
+  EXPECT_EQ(ok.rank, 1u);
+  for (size_t n = 0; n < b.size(); ++n)  // every prefix is "need more", never a verdict
+    EXPECT_EQ(interlace::fabric::tcp::check_hello(b.data(), n, "j", "ab", 0, 2).result,
+              interlace::fabric::tcp::HelloCheck::need_more) << n;
+}
+}  // namespace
