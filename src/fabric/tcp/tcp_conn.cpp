@@ -13,6 +13,9 @@ namespace {
 // Fits every eager message and header-only control frame; bigger frames get
 // their own buffer, so this bounds memory per connection, not frame size.
 constexpr size_t kInboundBuffer = 128 * 1024;
+// Before authentication only a hello (at most 24 + 2 * 256 bytes) is expected:
+// strangers' connections should not cost 128 KiB each.
+constexpr size_t kHelloBuffer = 1024;
 // After a big frame drains, give its memory back rather than pin it per peer.
 constexpr size_t kKeepOutCapacity = 8 * 1024 * 1024;
 }  // namespace
@@ -46,7 +49,7 @@ int OutQueue::flush(int fd) {
 
 InboundConn::InboundConn(int fd, std::string remote, uint64_t hello_deadline_ns)
     : fd_(fd), remote_(std::move(remote)), hello_deadline_ns_(hello_deadline_ns),
-      buf_(kInboundBuffer) {}
+      buf_(kHelloBuffer) {}
 
 InboundConn::~InboundConn() {
   if (fd_ >= 0) ::close(fd_);
@@ -55,6 +58,7 @@ InboundConn::~InboundConn() {
 void InboundConn::admit(uint32_t rank) {
   rank_ = static_cast<int>(rank);
   rpos_ += hello_len_;
+  buf_.resize(kInboundBuffer);  // keeps frame bytes that came with the hello
 }
 
 // Returns false when pump must stop (hello ready or failure); r says why.

@@ -79,6 +79,13 @@ void TcpFabric::accept_all() {
         IL_LOG(warn, "tcp: accept on " << endpoint_ << " failed: " << std::strerror(errno));
       return;
     }
+    if (unauthenticated_ >= kMaxUnauthenticated) {
+      IL_LOG(warn, "tcp: refusing connection from "
+                       << format_sockaddr(reinterpret_cast<sockaddr*>(&ss)) << ": already "
+                       << unauthenticated_ << " connections waiting for their hello");
+      ::close(fd);
+      continue;
+    }
     set_nodelay(fd);
     size_t slot = 0;
     while (slot < inbound_.size() && inbound_[slot]) ++slot;

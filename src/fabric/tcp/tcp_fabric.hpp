@@ -23,6 +23,9 @@ inline constexpr size_t kOutQueueBound = 4ull << 20;
 inline constexpr double kDrainGraceS = 3.0;
 // The same when it has no connection to us yet (one may be in the accept queue).
 inline constexpr double kAcceptGraceS = 0.5;
+// Accepted connections still owing a hello beyond this are closed at once
+// (a flood of strangers must not exhaust memory or descriptors).
+inline constexpr size_t kMaxUnauthenticated = 256;
 // The destructor's bound for pushing queued frames into the kernel.
 inline constexpr double kCloseFlushS = 10.0;
 
