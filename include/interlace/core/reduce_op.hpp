@@ -1,6 +1,6 @@
 // Contract: element-wise reductions inout[i] = inout[i] OP in[i] for every
 // datatype. float16/bfloat16 are computed in float32 and rounded back.
-// Bitwise ops on floats and any op on `bytes` are invalid_op errors.
+// Bitwise ops on floats are invalid_op errors; `bytes` supports only band/bor/bxor (as uint8).
 #pragma once
 #include <cstddef>
 #include <optional>
