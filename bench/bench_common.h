@@ -48,6 +48,7 @@ static inline int bench_pin(int rank) {
 static inline bench_opts bench_parse(int argc, char** argv) {
     bench_opts o;
     o.quick = 0;
+    size_t only = 0;  /* --size N: just that size in both sweeps (for profiling) */
     o.label = "unnamed";
     o.lat = o.bw = 0;
     for (int i = 1; i < argc; i++) {
@@ -55,11 +56,13 @@ static inline bench_opts bench_parse(int argc, char** argv) {
         else if (!strcmp(argv[i], "--label") && i + 1 < argc) o.label = argv[++i];
         else if (!strcmp(argv[i], "--lat")) o.lat = 1;
         else if (!strcmp(argv[i], "--bw")) o.bw = 1;
+        else if (!strcmp(argv[i], "--size") && i + 1 < argc) only = strtoull(argv[++i], 0, 10);
     }
     if (!o.lat && !o.bw) o.lat = o.bw = 1;
     o.reps = o.quick ? 3 : 11;
     o.lat_min = 8; o.lat_max = 64 << 10; o.lat_step = o.quick ? 8 : 2;
     o.bw_min = 1 << 10; o.bw_max = o.quick ? 4 << 20 : 64 << 20; o.bw_step = 4;
+    if (only) o.lat_min = o.lat_max = o.bw_min = o.bw_max = only;
     return o;
 }
 
@@ -89,6 +92,16 @@ static inline size_t bench_next(size_t n, int step, size_t max) {
     if (n >= max) return 0;
     n *= (size_t)step;
     return n > max ? max : n;
+}
+
+/* After each size, one untimed message whose bytes the receiver checks: a fast path that
+ * loses or misplaces data must fail the benchmark, not win it. The value changes per size
+ * so a stale buffer does not pass. Returns the number of wrong bytes. */
+static inline unsigned char bench_pattern(size_t bytes) { return (unsigned char)(bytes * 7 + 3); }
+static inline size_t bench_check(const char* buf, size_t bytes) {
+    size_t bad = 0;
+    for (size_t i = 0; i < bytes; i++) bad += (unsigned char)buf[i] != bench_pattern(bytes);
+    return bad;
 }
 
 static int bench_cmp_double(const void* a, const void* b) {

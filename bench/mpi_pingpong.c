@@ -68,6 +68,21 @@ static double stream(size_t n, int windows) {
     return (double)n * BENCH_WINDOW * windows / t / 1e9;
 }
 
+static void verify(size_t n) {
+    if (rank == 0) {
+        memset(sbuf, bench_pattern(n), n);
+        MPI_Send(sbuf, (int)n, MPI_BYTE, 1, TAG_DATA, MPI_COMM_WORLD);
+    } else {
+        memset(rbuf, 0, n);
+        MPI_Recv(rbuf, (int)n, MPI_BYTE, 0, TAG_DATA, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        size_t bad = bench_check(rbuf, n);
+        if (bad) {
+            fprintf(stderr, "mpi_pingpong: %zu of %zu bytes wrong\n", bad, n);
+            MPI_Abort(MPI_COMM_WORLD, 3);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     int size;
@@ -87,17 +102,21 @@ int main(int argc, char** argv) {
     double v[BENCH_MAX_REPS];
 
     for (size_t n = o.lat ? o.lat_min : 0; n; n = bench_next(n, o.lat_step, o.lat_max)) {
+        pingpong(n, BENCH_LAT_WARMUP);  /* the first run pays for connection set-up */
         double warm = pingpong(n, BENCH_LAT_WARMUP);
         int iters = agree(bench_calibrate(2e-6 * warm, o.quick, 0));
         for (int r = 0; r < o.reps; r++) v[r] = pingpong(n, iters);
+        verify(n);
         if (rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
     }
     for (size_t n = o.bw ? o.bw_min : 0; n; n = bench_next(n, o.bw_step, o.bw_max)) {
         int warm_windows = n * BENCH_WINDOW < (256u << 20) ? BENCH_BW_WARMUP : 1;
+        stream(n, warm_windows);
         double warm = stream(n, warm_windows);
         int windows = agree(bench_calibrate(n * BENCH_WINDOW / (warm * 1e9), o.quick, 1));
         int reps = bench_bw_reps(n, &o);
         for (int r = 0; r < reps; r++) v[r] = stream(n, windows);
+        verify(n);
         if (rank == 0) bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, windows);
     }
     free(sbuf);

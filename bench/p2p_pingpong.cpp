@@ -38,6 +38,18 @@ struct Bench {
     return n;
   }
 
+  // Returns the number of wrong bytes rank 1 received (0 on rank 0).
+  size_t verify(size_t n) const {
+    if (rank == 0) {
+      memset(sbuf, bench_pattern(n), n);
+      comm.send(sbuf, n, kBytes, 1, kTagData);
+      return 0;
+    }
+    memset(rbuf, 0, n);
+    comm.recv(rbuf, n, kBytes, 0, kTagData);
+    return bench_check(rbuf, n);
+  }
+
   double pingpong(size_t n, int iters) const {
     sync_pair();
     double t0 = bench_now();
@@ -75,6 +87,11 @@ struct Bench {
   }
 };
 
+int wrong(size_t bad, size_t n) {
+  std::fprintf(stderr, "p2p_pingpong: %zu of %zu bytes wrong\n", bad, n);
+  return 3;
+}
+
 int run(int argc, char** argv) {
   auto rt = interlace::Runtime::init();
   Bench b;
@@ -94,17 +111,21 @@ int run(int argc, char** argv) {
   double v[BENCH_MAX_REPS];
 
   for (size_t n = o.lat ? o.lat_min : 0; n; n = bench_next(n, o.lat_step, o.lat_max)) {
+    b.pingpong(n, BENCH_LAT_WARMUP);  // the first run pays for connection set-up
     double warm = b.pingpong(n, BENCH_LAT_WARMUP);
     int iters = b.agree(bench_calibrate(2e-6 * warm, o.quick, 0));
     for (int r = 0; r < o.reps; r++) v[r] = b.pingpong(n, iters);
+    if (size_t bad = b.verify(n)) return wrong(bad, n);
     if (b.rank == 0) bench_report(o.label, "latency_us", n, v, o.reps, 0, iters);
   }
   for (size_t n = o.bw ? o.bw_min : 0; n; n = bench_next(n, o.bw_step, o.bw_max)) {
     int warm_windows = n * BENCH_WINDOW < (256u << 20) ? BENCH_BW_WARMUP : 1;
+    b.stream(n, warm_windows);
     double warm = b.stream(n, warm_windows);
     int windows = b.agree(bench_calibrate(n * BENCH_WINDOW / (warm * 1e9), o.quick, 1));
     int reps = bench_bw_reps(n, &o);
     for (int r = 0; r < reps; r++) v[r] = b.stream(n, windows);
+    if (size_t bad = b.verify(n)) return wrong(bad, n);
     if (b.rank == 0) bench_report(o.label, "bandwidth_GBps", n, v, reps, 1, windows);
   }
   free(b.sbuf);
