@@ -7,6 +7,8 @@ JOBS ?= 2
 BUILD ?= build
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
+export PIP_ROOT_USER_ACTION := ignore
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 APT_PACKAGES := g++ cmake ninja-build libgtest-dev pkg-config iproute2 \
                 openmpi-bin libopenmpi-dev mpich libmpich-dev
@@ -76,14 +78,19 @@ test-python: install
 
 test: test-ctest test-asan test-tsan test-python
 
+# `python -m interlace` is the installed `interlace` command, reached through
+# $(PYTHON) so a pyenv shim or an unactivated venv does not matter.
+INTERLACE := $(PYTHON) -m interlace
+
 demo: build install
-	@if [ -f examples/python/showcase.py ]; then \
-	  set -x; interlace run -n 4 python examples/python/showcase.py; \
-	elif [ -x $(BUILD)/examples/cpp/showcase ]; then \
-	  set -x; interlace run -n 4 $(BUILD)/examples/cpp/showcase; \
+	@showcase_bin=$$(find $(BUILD)/examples -name showcase -type f -perm -u+x 2>/dev/null | head -n1); \
+	if [ -f examples/python/showcase.py ]; then \
+	  set -x; $(INTERLACE) run -n 4 python examples/python/showcase.py; \
+	elif [ -n "$$showcase_bin" ]; then \
+	  set -x; $(INTERLACE) run -n 4 $$showcase_bin; \
 	else \
 	  echo "demo: no showcase yet (examples/python/showcase.py or examples/cpp/showcase.cpp)"; \
-	  set -x; interlace run -n 4 --tag-output $(PYTHON) -c \
+	  set -x; $(INTERLACE) run -n 4 --tag-output $(PYTHON) -c \
 	    'import os; print("hello from rank", os.environ["INTERLACE_RANK"], "of", os.environ["INTERLACE_SIZE"])'; \
 	fi
 

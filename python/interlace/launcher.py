@@ -243,7 +243,11 @@ def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[
         host = hosts[host_of[rank]]
         local_rank = local_counter.get(host, 0)
         local_counter[host] = local_rank + 1
-        env = dict(extra)
+        # Output reaches the launcher through pipes, where Python would buffer
+        # it until exit and lose it if the rank is killed; C stdio users can
+        # call setvbuf themselves.
+        env = {"PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED", "1")}
+        env.update(extra)
         env.update({
             "INTERLACE_RANK": str(rank),
             "INTERLACE_SIZE": str(opts.size),
