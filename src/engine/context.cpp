@@ -168,7 +168,9 @@ void Context::on_peer_lost(int peer, const std::string& why) {
   lost_[peer] = 1;
   backlog_frames_ -= backlog_[peer].size();
   backlog_[peer].clear();
-  IL_LOG(warn, "lost peer rank " << peer << ": " << why);
+  // Info, not warn: a peer that finished and closed its links looks the same on tcp;
+  // operations that needed the peer raise LostPeerError naming it.
+  IL_LOG(info, "lost peer rank " << peer << ": " << why);
   for (const Listener& l : lost_listeners_) l.fn(l.self, peer);
 }
 

@@ -1,0 +1,56 @@
+"""Real multi-process runs of the C++ p2p battery through the launcher, on both
+fabrics and 1-8 ranks, plus the lost-peer scenario. The programs are built by
+CMake into $INTERLACE_BUILD_DIR/tests/multiproc (default: build/)."""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run_interlace
+
+BUILD = Path(os.environ.get("INTERLACE_BUILD_DIR", REPO / "build"))
+BIN = BUILD / "tests" / "multiproc"
+
+
+def program(name: str) -> Path:
+    path = BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: build the C++ tree first (make build)")
+    return path
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fabric", ["shm", "tcp"])
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 8])
+def test_p2p_battery(n, fabric):
+    r = run_interlace("run", "-n", n, "--fabric", fabric, "--timeout", 90, program("p2p_check"),
+                      timeout=110)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"p2p_check OK on {n} ranks ({fabric})" in r.stdout
+
+
+@pytest.mark.timeout(120)
+def test_p2p_battery_with_progress_thread():
+    from conftest import launcher_env
+    r = run_interlace("run", "-n", 4, "--timeout", 90, program("p2p_check"), timeout=110,
+                      env=launcher_env(INTERLACE_PROGRESS="thread"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "p2p_check OK on 4 ranks" in r.stdout
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("fabric", ["shm", "tcp"])
+def test_lost_peer_is_detected_and_named(fabric):
+    r = run_interlace("run", "-n", 3, "--fabric", fabric, "--timeout", 60, program("lost_peer"),
+                      timeout=90)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    # The launcher names the dead rank and how it died ...
+    assert re.search(r"rank 1 .*killed by signal SIGKILL", out), out
+    # ... and the survivor got a LostPeerError quickly, after receiving everything sent.
+    m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
+    assert m, out
+    assert float(m.group(1)) < 5.0
