@@ -54,3 +54,51 @@ def test_lost_peer_is_detected_and_named(fabric):
     m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
     assert m, out
     assert float(m.group(1)) < 5.0
+
+
+# -- several hosts: network namespaces as hosts ------------------------------
+
+import subprocess  # noqa: E402
+
+from conftest import needs_netns  # noqa: E402
+
+
+@pytest.fixture
+def bridged_netns():
+    """Two namespaces on one bridge with the root namespace (10.252.0.0/24, test-only),
+    so ranks in different namespaces reach each other directly (no IP forwarding)."""
+    tag = f"{os.getpid() % 10000}"
+    br, names = f"ilb{tag}", [f"ilm{tag}a", f"ilm{tag}b"]
+    cmds = [["ip", "link", "add", br, "type", "bridge"],
+            ["ip", "addr", "add", "10.252.0.1/24", "dev", br],
+            ["ip", "link", "set", br, "up"]]
+    for i, ns in enumerate(names):
+        host_if, ns_if = f"ilv{tag}{i}", f"ilw{tag}{i}"
+        cmds += [["ip", "netns", "add", ns],
+                 ["ip", "link", "add", host_if, "type", "veth", "peer", "name", ns_if],
+                 ["ip", "link", "set", ns_if, "netns", ns],
+                 ["ip", "link", "set", host_if, "master", br],
+                 ["ip", "link", "set", host_if, "up"],
+                 ["ip", "-n", ns, "addr", "add", f"10.252.0.{i + 2}/24", "dev", ns_if],
+                 ["ip", "-n", ns, "link", "set", ns_if, "up"],
+                 ["ip", "-n", ns, "link", "set", "lo", "up"]]
+    try:
+        for c in cmds:
+            subprocess.run(c, check=True, capture_output=True)
+        yield names
+    finally:
+        for i, ns in enumerate(names):
+            subprocess.run(["ip", "link", "delete", f"ilv{tag}{i}"], capture_output=True)
+            subprocess.run(["ip", "netns", "delete", ns], capture_output=True)
+        subprocess.run(["ip", "link", "delete", br], capture_output=True)
+
+
+@needs_netns
+@pytest.mark.timeout(120)
+def test_p2p_battery_across_namespaces(bridged_netns):
+    h1, h2 = bridged_netns
+    r = run_interlace("run", "--hosts", f"{h1},{h2}", "--rsh", "ip netns exec {host}",
+                      "--store-addr", "10.252.0.1", "-n", 4, "--timeout", 90,
+                      program("p2p_check"), timeout=110)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "p2p_check OK on 4 ranks (tcp)" in r.stdout

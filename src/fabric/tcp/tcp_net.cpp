@@ -64,10 +64,42 @@ bool split_endpoint(const std::string& ep, std::string* host, std::string* port)
 
 }  // namespace
 
+// The local address this host uses to reach `host` (no packet is sent: connecting a
+// UDP socket only selects the route). Empty if there is no route.
+std::string route_source_address(const std::string& host) {
+  std::string ip = resolve_ipv4(host);
+  if (ip.empty()) return {};
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  if (fd < 0) return {};
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(9);
+  inet_pton(AF_INET, ip.c_str(), &to.sin_addr);
+  std::string out;
+  sockaddr_in me{};
+  socklen_t len = sizeof me;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&me), &len) == 0) {
+    char buf[INET_ADDRSTRLEN] = {};
+    if (inet_ntop(AF_INET, &me.sin_addr, buf, sizeof buf)) out = buf;
+  }
+  close(fd);
+  return out;
+}
+
 std::string choose_listen_host(const std::string& configured) {
   if (!configured.empty()) {
     std::string via_interface = interface_address(configured);
     return via_interface.empty() ? configured : via_interface;
+  }
+  // With a TCP store (several hosts), listen where the route to the store leaves this
+  // host: that address is reachable from the store's network even when the host name
+  // is not resolvable (network namespaces, containers).
+  if (const char* store = std::getenv("INTERLACE_STORE"); store && std::strncmp(store, "tcp://", 6) == 0) {
+    std::string hostport = store + 6;
+    const size_t colon = hostport.rfind(':');
+    std::string addr = route_source_address(hostport.substr(0, colon));
+    if (!addr.empty() && addr != "127.0.0.1") return addr;
   }
   std::string name;
   if (const char* env = std::getenv("INTERLACE_HOST"); env && *env) {
