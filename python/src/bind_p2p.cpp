@@ -47,13 +47,17 @@ std::string status_repr(const Status& s) {
 
 }  // namespace
 
-void fill_status(nb::handle out, const Status& st) {
-  if (out.is_none()) return;
+Status* status_arg(nb::handle out) {
+  if (out.is_none()) return nullptr;
   Status* p = nullptr;
   if (!nb::try_cast<Status*>(out, p) || !p)
     throw nb::type_error((std::string("status must be an interlace.Status or None, got ") +
                           Py_TYPE(out.ptr())->tp_name).c_str());
-  *p = st;
+  return p;
+}
+
+void fill_status(nb::handle out, const Status& st) {
+  if (Status* p = status_arg(out)) *p = st;
 }
 
 void bind_p2p(nb::module_& m) {

@@ -31,6 +31,7 @@ nb::object isend_impl(const C& c, nb::handle buf, long long dest, long long tag,
 void recv(const C& c, nb::handle buf, long long source, long long tag, nb::handle status) {
   HeldBuffer b = acquire_buffer(buf, true, "receive buffer");
   const int s = int_arg(source, "source"), t = int_arg(tag, "tag");
+  status_arg(status);
   Status st;
   {
     nb::gil_scoped_release unlocked;
@@ -52,6 +53,7 @@ void sendrecv(const C& c, nb::handle sendbuf, long long dest, long long sendtag,
   if (!recvbuf.is_none()) r = acquire_buffer(recvbuf, true, "receive buffer");
   const int d = int_arg(dest, "dest"), st_ = int_arg(sendtag, "sendtag");
   const int src = int_arg(source, "source"), rt = int_arg(recvtag, "recvtag");
+  status_arg(status);
   Status st;
   {
     nb::gil_scoped_release unlocked;
@@ -62,6 +64,7 @@ void sendrecv(const C& c, nb::handle sendbuf, long long dest, long long sendtag,
 
 bool probe(const C& c, long long source, long long tag, nb::handle status) {
   const int s = int_arg(source, "source"), t = int_arg(tag, "tag");
+  status_arg(status);
   Status st;
   {
     nb::gil_scoped_release unlocked;
@@ -72,6 +75,7 @@ bool probe(const C& c, long long source, long long tag, nb::handle status) {
 }
 
 bool iprobe(const C& c, long long source, long long tag, nb::handle status) {
+  status_arg(status);
   Status st;
   bool found = c.iprobe(int_arg(source, "source"), int_arg(tag, "tag"), &st);
   if (found) fill_status(status, st);

@@ -257,10 +257,12 @@ void bind_p2p_request(nb::module_& m) {
   nb::class_<PyRequest>(m, "Request", "Handle to a non-blocking operation.")
       .def(nb::init<>())
       .def("Wait", [](PyRequest& r, nb::handle status) {
+             status_arg(status);
              fill_status(status, do_wait(r));
              return true;
            }, nb::arg("status") = nb::none())
       .def("wait", [](PyRequest& r, nb::handle status) {
+             status_arg(status);
              fill_status(status, do_wait(r));
              return nb::none();
            }, nb::arg("status") = nb::none(),

@@ -76,6 +76,8 @@ struct PyRequest {
 // Wraps a fresh C++ request and the buffers it uses into a Python Request.
 nb::object make_request(Request req, HeldBuffer a, HeldBuffer b = {}, nb::object keep = {});
 
+// Checked before an operation starts, so a bad argument never strands a message.
+Status* status_arg(nb::handle status_out);
 void fill_status(nb::handle status_out, const Status& st);
 
 }  // namespace interlace::python
