@@ -102,3 +102,26 @@ def test_p2p_battery_across_namespaces(bridged_netns):
                       program("p2p_check"), timeout=110)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "p2p_check OK on 4 ranks (tcp)" in r.stdout
+
+
+# -- started by other launchers ----------------------------------------------
+
+import shutil  # noqa: E402
+
+STARTERS = {
+    "openmpi": ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "-n", "3"],
+    "mpich": ["mpiexec.mpich", "-n", "3"],
+}
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("starter", sorted(STARTERS))
+def test_ranks_discovered_under_mpirun(starter):
+    cmd = STARTERS[starter]
+    if shutil.which(cmd[0]) is None:
+        pytest.skip(f"{cmd[0]} is not installed (make deps installs it)")
+    from conftest import launcher_env
+    r = subprocess.run([*cmd, str(program("p2p_check"))], capture_output=True, text=True,
+                       timeout=100, env=launcher_env())
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "p2p_check OK on 3 ranks (shm)" in r.stdout
