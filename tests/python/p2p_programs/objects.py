@@ -22,6 +22,7 @@ if rank == 0:
     assert sorted(got) == list(range(1, size))
 else:
     comm.send(payload, 0, tag=7)
+barrier(comm)  # rank 0's wildcards must not meet the next section's messages
 ok(comm, "send")
 
 # Objects above the eager limit (rendezvous underneath).
