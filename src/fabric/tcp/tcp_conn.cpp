@@ -47,28 +47,28 @@ int OutQueue::flush(int fd) {
   return 0;
 }
 
-InboundConn::InboundConn(int fd, std::string remote, uint64_t hello_deadline_ns)
-    : fd_(fd), remote_(std::move(remote)), hello_deadline_ns_(hello_deadline_ns),
-      buf_(kHelloBuffer) {}
+Connection::Connection(int fd, std::string remote, int rank, uint64_t hello_deadline_ns)
+    : fd_(fd), remote_(std::move(remote)), hello_deadline_ns_(hello_deadline_ns), rank_(rank),
+      buf_(rank < 0 ? kHelloBuffer : kInboundBuffer) {}
 
-InboundConn::~InboundConn() {
+Connection::~Connection() {
   if (fd_ >= 0) ::close(fd_);
 }
 
-void InboundConn::admit(uint32_t rank) {
+void Connection::admit(uint32_t rank) {
   rank_ = static_cast<int>(rank);
   rpos_ += hello_len_;
   buf_.resize(kInboundBuffer);  // keeps frame bytes that came with the hello
 }
 
 // Returns false when pump must stop (hello ready or failure); r says why.
-bool InboundConn::parse(FrameSink& sink, const InboundRules& rules, PumpResult& r) {
+bool Connection::parse(FrameSink& sink, const InboundRules& rules, PumpResult& r) {
   if (rank_ < 0) {
     HelloCheck c = check_hello(buf_.data() + rpos_, rend_ - rpos_, rules.job_id, rules.secret,
                                rules.self, rules.size);
     if (c.result == HelloCheck::need_more) return true;
     if (c.result == HelloCheck::bad) {
-      r.kind = PumpResult::failed;
+      r.kind = PumpResult::malformed;
       r.why = c.why;
       return false;
     }
@@ -82,7 +82,7 @@ bool InboundConn::parse(FrameSink& sink, const InboundRules& rules, PumpResult& 
     std::memcpy(&h, buf_.data() + rpos_, sizeof h);
     std::string bad = validate_header(h, rules.self, rules.size, rules.max_payload);
     if (!bad.empty()) {
-      r.kind = PumpResult::failed;
+      r.kind = PumpResult::malformed;
       r.why = "malformed frame: " + bad;
       return false;
     }
@@ -117,7 +117,7 @@ bool InboundConn::parse(FrameSink& sink, const InboundRules& rules, PumpResult& 
 }
 
 // Returns false when the socket has nothing more now or failed (r.kind says).
-bool InboundConn::read_large(FrameSink& sink, PumpResult& r) {
+bool Connection::read_large(FrameSink& sink, PumpResult& r) {
   while (large_got_ < large_buf_.size()) {
     ssize_t n = ::recv(fd_, large_buf_.data() + large_got_, large_buf_.size() - large_got_, 0);
     if (n > 0) {
@@ -138,7 +138,7 @@ bool InboundConn::read_large(FrameSink& sink, PumpResult& r) {
   return !doomed;
 }
 
-PumpResult InboundConn::pump(FrameSink& sink, const InboundRules& rules) {
+PumpResult Connection::pump(FrameSink& sink, const InboundRules& rules) {
   PumpResult r;
   if (!parse(sink, rules, r)) return r;  // frames left over from the last pump / hello
   for (;;) {

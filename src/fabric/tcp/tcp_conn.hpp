@@ -1,5 +1,5 @@
-// Per-socket state of the tcp fabric: the outgoing byte queue of a connection
-// this rank initiated, and the reader of a connection it accepted.
+// Per-socket state of the tcp fabric: the outgoing byte queue and the frame
+// reader of one connection.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -33,21 +33,25 @@ struct InboundRules {
 };
 
 struct PumpResult {
-  enum Kind { open, hello_ready, closed, failed } kind = open;
+  // failed: the socket broke; malformed: the peer broke the protocol.
+  enum Kind { open, hello_ready, closed, failed, malformed } kind = open;
   int delivered = 0;
   uint32_t hello_rank = 0;  // when hello_ready
-  std::string why;          // when closed/failed
+  std::string why;          // when closed/failed/malformed
 };
 
-// Reads an accepted connection: first the hello, then frames. Small frames are
-// parsed in place from a fixed buffer; a frame that does not fit is read
-// straight into a buffer of its own size.
-class InboundConn {
+// One socket to a peer. Reads the hello (on connections this rank accepted),
+// then frames: small ones are parsed in place from a fixed buffer, a frame that
+// does not fit is read straight into a buffer of its own size. Holds the queue
+// of bytes to send when this socket is the one the rank sends to that peer on.
+class Connection {
  public:
-  InboundConn(int fd, std::string remote, uint64_t hello_deadline_ns);
-  ~InboundConn();
-  InboundConn(const InboundConn&) = delete;
-  InboundConn& operator=(const InboundConn&) = delete;
+  // rank < 0: an accepted connection that owes a hello. rank >= 0: one this
+  // rank opened to `rank` (authenticated by construction).
+  Connection(int fd, std::string remote, int rank, uint64_t hello_deadline_ns);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
 
   int fd() const noexcept { return fd_; }
   const std::string& remote() const noexcept { return remote_; }
@@ -61,7 +65,9 @@ class InboundConn {
   // Admits the rank named by the hello; frames after it are parsed next pump.
   void admit(uint32_t rank);
 
-  bool doomed = false;  // closed at the fabric's next sweep (never mid-callback)
+  OutQueue out;
+  bool out_polled = false;  // EPOLLOUT registered
+  bool doomed = false;      // closed at the fabric's next sweep (never mid-callback)
 
  private:
   bool parse(FrameSink& sink, const InboundRules& rules, PumpResult& r);

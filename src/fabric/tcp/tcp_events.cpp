@@ -1,5 +1,5 @@
-// The receive side of the tcp fabric: accepting, authenticating, reading
-// frames, waiting, and turning broken connections into lost peers.
+// The event side of the tcp fabric: accepting, authenticating, reading frames,
+// flushing queues, waiting, and turning broken connections into lost peers.
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -22,8 +22,7 @@ int TcpFabric::progress(FrameSink& sink) {
   for (int i = 0; i < n; ++i) {
     uint64_t kind = ev[i].data.u64 >> 32;
     uint32_t index = static_cast<uint32_t>(ev[i].data.u64);
-    if (kind == kTagIn) delivered += service_inbound(index, sink);
-    else if (kind == kTagOut) on_output_event(static_cast<int>(index), ev[i].events);
+    if (kind == kTagConn) delivered += service(index, ev[i].events, sink);
     else if (kind == kTagListen) accept_all();
     // kTagWake: only wait() consumes wake-ups, or a wake() racing a progress
     // round would be lost before the caller blocks.
@@ -87,25 +86,25 @@ void TcpFabric::accept_all() {
       continue;
     }
     set_nodelay(fd);
-    size_t slot = 0;
-    while (slot < inbound_.size() && inbound_[slot]) ++slot;
-    if (slot == inbound_.size()) inbound_.emplace_back();
     // A connection that never authenticates must not hold a slot forever.
     uint64_t deadline = Deadline::after(config_.connect_timeout_s).at_ns;
-    inbound_[slot] = std::make_unique<InboundConn>(
-        fd, format_sockaddr(reinterpret_cast<sockaddr*>(&ss)), deadline);
+    add_connection(std::make_unique<Connection>(
+        fd, format_sockaddr(reinterpret_cast<sockaddr*>(&ss)), -1, deadline));
     ++unauthenticated_;
-    epoll_event ev{};
-    ev.events = EPOLLIN | EPOLLRDHUP;
-    ev.data.u64 = epoll_tag(kTagIn, static_cast<uint32_t>(slot));
-    epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
   }
 }
 
-int TcpFabric::service_inbound(size_t slot, FrameSink& sink) {
+int TcpFabric::service(size_t slot, uint32_t events, FrameSink& sink) {
+  Connection* c = conns_[slot].get();
+  if (!c || c->doomed) return 0;
+  if ((events & EPOLLOUT) && c->authenticated()) {
+    if (int err = c->out.flush(c->fd())) send_failed(c->rank(), slot, err);
+    else if (c->out.pending() == 0) watch_output(*c, slot, false);
+  }
+  if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return 0;
   int delivered = 0;
   for (;;) {
-    InboundConn* c = slot < inbound_.size() ? inbound_[slot].get() : nullptr;
+    c = conns_[slot].get();
     if (!c || c->doomed) return delivered;
     PumpResult r = c->pump(sink, rules_);
     delivered += r.delivered;
@@ -115,105 +114,88 @@ int TcpFabric::service_inbound(size_t slot, FrameSink& sink) {
       continue;
     }
     if (!c->authenticated()) {
-      if (r.kind == PumpResult::failed)
+      if (r.kind == PumpResult::malformed)
         IL_LOG(error, "tcp: rejected connection from " << c->remote() << ": " << r.why);
       else
         IL_LOG(warn, "tcp: connection from " << c->remote() << " ended before its hello: " << r.why);
-      doom(*c);
+      doom(slot);
       return delivered;
     }
     std::string why = "rank " + std::to_string(c->rank()) + " (" + c->remote() + "): " + r.why;
-    if (r.kind == PumpResult::failed) IL_LOG(error, "tcp: dropping connection from " << why);
-    inbound_ended(c->rank(), why);
+    if (r.kind == PumpResult::malformed) IL_LOG(error, "tcp: dropping connection from " << why);
+    connection_ended(slot, why, r.kind == PumpResult::malformed);
     return delivered;
   }
 }
 
 void TcpFabric::admit(size_t slot, uint32_t rank) {
-  InboundConn& c = *inbound_[slot];
+  Connection& c = *conns_[slot];
   Peer& p = peers_[rank];
   std::string why;
   if (p.life == Life::lost)
     why = "rank " + std::to_string(rank) + " is already marked lost";
-  else if (p.in_slot >= 0)
+  else if (p.accepted_slot >= 0)
     why = "rank " + std::to_string(rank) + " already has a connection from " +
-          inbound_[static_cast<size_t>(p.in_slot)]->remote();
+          conns_[static_cast<size_t>(p.accepted_slot)]->remote();
   if (!why.empty()) {
     IL_LOG(error, "tcp: rejected connection from " << c.remote() << ": " << why);
-    doom(c);
+    doom(slot);
     return;
   }
   --unauthenticated_;
   c.admit(rank);
-  p.in_slot = static_cast<int>(slot);
+  p.accepted_slot = static_cast<int>(slot);
   IL_LOG(debug, "tcp: accepted rank " << rank << " from " << c.remote());
 }
 
-void TcpFabric::on_output_event(int peer, uint32_t events) {
-  Peer& p = peers_[static_cast<size_t>(peer)];
-  if (p.out_fd < 0) return;
-  std::string who = "rank " + std::to_string(peer) + " (" + p.out_addr + ")";
-  if (events & EPOLLOUT) {
-    if (int err = p.out.flush(p.out_fd)) {
-      output_failed(peer, "sending to " + who + " failed: " + std::strerror(err));
-      return;
-    }
-    if (p.out.pending() == 0) watch_output(p, peer, false);
-  }
-  if (!(events & (EPOLLIN | EPOLLRDHUP | EPOLLHUP | EPOLLERR))) return;
-  // Nothing is ever sent back on this socket, so readable means closed or broken.
-  std::byte junk[256];
-  ssize_t n;
-  do {
-    n = ::recv(p.out_fd, junk, sizeof junk, 0);
-  } while (n < 0 && errno == EINTR);
-  if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-  if (n > 0) {
-    std::string why = who + " sent " + std::to_string(n) + " bytes on our sending connection";
-    IL_LOG(error, "tcp: protocol error: " << why);
-    mark_lost(peer, why);
-    return;
-  }
-  output_failed(peer, n == 0 ? who + " closed the connection (if at startup: did it reject our "
-                                     "hello? see its log)"
-                             : "connection to " + who + " failed: " + std::strerror(errno));
-}
-
-void TcpFabric::close_output(Peer& p) {
-  if (p.out_fd >= 0) {
-    epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, p.out_fd, nullptr);
-    ::close(p.out_fd);
-    p.out_fd = -1;
-  }
-  p.out_polled = false;
-  p.out = OutQueue{};
-}
-
-void TcpFabric::doom(InboundConn& c) {
+void TcpFabric::doom(size_t slot) {
+  Connection& c = *conns_[slot];
   if (c.doomed) return;
   c.doomed = true;
   ++doomed_;
-  if (!c.authenticated()) --unauthenticated_;
+  if (!c.authenticated()) {
+    --unauthenticated_;
+    return;
+  }
+  Peer& p = peers_[static_cast<size_t>(c.rank())];
+  if (p.own_slot == static_cast<int>(slot)) p.own_slot = -1;
+  if (p.accepted_slot == static_cast<int>(slot)) p.accepted_slot = -1;
 }
 
-void TcpFabric::output_failed(int peer, const std::string& why) {
+void TcpFabric::enter_closing(int peer, const std::string& why, double grace_s) {
   Peer& p = peers_[static_cast<size_t>(peer)];
-  if (p.life != Life::alive) return;
-  close_output(p);
-  // Its frames may still be in flight on the other socket, or that socket may
-  // still wait in our accept queue: report once it ends, or after a grace period.
-  bool has_inbound = p.in_slot >= 0;
-  p.life = Life::closing;
-  p.why = why;
-  p.closing_deadline_ns = Deadline::after(has_inbound ? kDrainGraceS : kAcceptGraceS).at_ns;
-  ++closing_;
+  if (p.life == Life::lost) return;
+  if (p.life == Life::alive) {
+    ++closing_;
+    p.life = Life::closing;
+    p.why = why;
+  }
+  p.closing_deadline_ns = Deadline::after(grace_s).at_ns;
 }
 
-void TcpFabric::inbound_ended(int peer, const std::string& why) {
+void TcpFabric::send_failed(int peer, size_t slot, int err) {
+  Connection& c = *conns_[slot];
+  std::string why = "sending to rank " + std::to_string(peer) + " (" + c.remote() +
+                    ") failed: " + std::strerror(err);
+  c.out = OutQueue{};
+  watch_output(c, slot, false);
+  // The socket's receive side may still hold frames the peer sent before it
+  // died: keep reading until it ends.
+  enter_closing(peer, why, kDrainGraceS);
+}
+
+void TcpFabric::connection_ended(size_t slot, const std::string& why, bool protocol_error) {
+  int peer = conns_[slot]->rank();
   Peer& p = peers_[static_cast<size_t>(peer)];
-  if (p.in_slot >= 0) doom(*inbound_[static_cast<size_t>(p.in_slot)]);
-  p.in_slot = -1;
-  mark_lost(peer, p.life == Life::closing ? p.why + "; " + why : why);
+  bool was_own = p.own_slot == static_cast<int>(slot);
+  doom(slot);
+  std::string all = p.life == Life::closing ? p.why + "; " + why : why;
+  if (protocol_error) return mark_lost(peer, why);
+  // Its other socket (two sockets are not ordered) may still carry frames.
+  if (p.own_slot >= 0 || p.accepted_slot >= 0) return enter_closing(peer, all, kDrainGraceS);
+  // Its connection to us may still wait in the accept queue.
+  if (was_own && p.life == Life::alive) return enter_closing(peer, all, kAcceptGraceS);
+  mark_lost(peer, all);
 }
 
 void TcpFabric::mark_lost(int peer, const std::string& why) {
@@ -224,9 +206,8 @@ void TcpFabric::mark_lost(int peer, const std::string& why) {
   p.why = why;
   p.report_pending = true;
   ++reports_pending_;
-  close_output(p);
-  if (p.in_slot >= 0) doom(*inbound_[static_cast<size_t>(p.in_slot)]);
-  p.in_slot = -1;
+  if (p.own_slot >= 0) doom(static_cast<size_t>(p.own_slot));
+  if (p.accepted_slot >= 0) doom(static_cast<size_t>(p.accepted_slot));
   IL_LOG(info, "tcp: rank " << rank_ << " lost rank " << peer << ": " << why);
 }
 
@@ -235,14 +216,15 @@ void TcpFabric::check_deadlines() {
   for (size_t i = 0; i < peers_.size(); ++i) {
     Peer& p = peers_[i];
     if (p.life == Life::closing && now >= p.closing_deadline_ns)
-      mark_lost(static_cast<int>(i), p.why + " (no end of its incoming connection within " +
-                                         "its grace period)");
+      mark_lost(static_cast<int>(i), p.why + " (its other connection did not end within " +
+                                         "the grace period)");
   }
-  for (auto& c : inbound_) {
+  for (size_t i = 0; i < conns_.size(); ++i) {
+    Connection* c = conns_[i].get();
     if (c && !c->doomed && !c->authenticated() && now >= c->hello_deadline_ns()) {
       IL_LOG(warn, "tcp: dropping connection from " << c->remote() << ": no hello within "
                                                     << config_.connect_timeout_s << " s");
-      doom(*c);
+      doom(i);
     }
   }
 }
@@ -260,7 +242,7 @@ void TcpFabric::report_lost(FrameSink& sink) {
 
 void TcpFabric::sweep() {
   if (doomed_ == 0) return;
-  for (auto& c : inbound_) {
+  for (auto& c : conns_) {
     if (c && c->doomed) {
       epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd(), nullptr);
       c.reset();

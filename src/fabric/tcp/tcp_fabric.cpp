@@ -4,6 +4,8 @@
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <linux/sockios.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -70,23 +72,50 @@ TcpFabric::TcpFabric(const FabricInit& init)
 }
 
 TcpFabric::~TcpFabric() {
-  // send() said ok for queued frames, so push them out before closing (bounded:
-  // a peer that stopped reading must not hang our exit).
-  Deadline deadline = Deadline::after(kCloseFlushS);
-  for (Peer& p : peers_) {
-    while (p.out_fd >= 0 && p.out.pending() > 0 && !deadline.expired()) {
-      if (p.out.flush(p.out_fd) != 0) break;
-      pollfd pf{p.out_fd, POLLOUT, 0};
-      if (p.out.pending() > 0) poll(&pf, 1, 100);
-    }
-    if (p.out_fd >= 0) ::close(p.out_fd);
-  }
-  inbound_.clear();
+  close_gracefully();
   for (int fd : {listen_fd_, wake_fd_, epoll_fd_})
     if (fd >= 0) ::close(fd);
 }
 
-bool TcpFabric::connect_peer(int peer) {
+void TcpFabric::close_gracefully() {
+  // send() said ok for queued frames, so push them out first (bounded: a peer
+  // that stopped reading must not hang our exit).
+  Deadline deadline = Deadline::after(kCloseFlushS);
+  for (auto& c : conns_) {
+    while (c && !c->doomed && c->out.pending() > 0 && !deadline.expired()) {
+      if (c->out.flush(c->fd()) != 0) break;
+      pollfd pf{c->fd(), POLLOUT, 0};
+      if (c->out.pending() > 0) poll(&pf, 1, 100);
+    }
+  }
+  // Closing a socket that holds unread bytes sends a RST, which discards what
+  // our kernel has not delivered yet. So: FIN after the data, wait until the
+  // peer's kernel acknowledged all of it, and only then close.
+  for (auto& c : conns_)
+    if (c && !c->doomed) ::shutdown(c->fd(), SHUT_WR);
+  for (auto& c : conns_) {
+    int unacked = 0;
+    while (c && !c->doomed && ioctl(c->fd(), SIOCOUTQ, &unacked) == 0 && unacked > 0 &&
+           !deadline.expired())
+      poll(nullptr, 0, 1);
+  }
+  conns_.clear();
+}
+
+size_t TcpFabric::add_connection(std::unique_ptr<Connection> c) {
+  size_t slot = 0;
+  while (slot < conns_.size() && conns_[slot]) ++slot;
+  if (slot == conns_.size()) conns_.emplace_back();
+  epoll_event ev{};
+  ev.events = EPOLLIN | EPOLLRDHUP;
+  ev.data.u64 = epoll_tag(kTagConn, static_cast<uint32_t>(slot));
+  if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, c->fd(), &ev) != 0)
+    throw_system_error("tcp: epoll_ctl(ADD) for a connection to " + c->remote());
+  conns_[slot] = std::move(c);
+  return slot;
+}
+
+int TcpFabric::connect_peer(int peer) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   std::string addr = endpoint_;
   std::string key = address_key(job_id_, peer);
@@ -99,7 +128,7 @@ bool TcpFabric::connect_peer(int peer) {
                         " s: " + e.what();
       IL_LOG(error, "tcp: " << why);
       mark_lost(peer, why);
-      return false;
+      return -1;
     }
   }
   std::string why;
@@ -108,28 +137,26 @@ bool TcpFabric::connect_peer(int peer) {
     why = "cannot reach rank " + std::to_string(peer) + ": " + why;
     IL_LOG(error, "tcp: " << why);
     mark_lost(peer, why);
-    return false;
+    return -1;
   }
-  p.out_fd = fd;
-  p.out_addr = addr;
-  epoll_event ev{};
-  ev.events = EPOLLIN | EPOLLRDHUP;  // only to notice the peer closing
-  ev.data.u64 = epoll_tag(kTagOut, static_cast<uint32_t>(peer));
-  epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  p.addr = addr;
+  auto conn = std::make_unique<Connection>(fd, addr, peer, 0);
   // Queued, so it leaves together with the first frame.
   auto hello = encode_hello(job_id_, secret_, static_cast<uint32_t>(rank_),
                             static_cast<uint32_t>(peer), static_cast<uint32_t>(size_));
-  p.out.append(hello.data(), hello.size());
-  return true;
+  conn->out.append(hello.data(), hello.size());
+  size_t slot = add_connection(std::move(conn));
+  p.own_slot = static_cast<int>(slot);
+  return p.own_slot;
 }
 
-void TcpFabric::watch_output(Peer& p, int peer, bool on) {
-  if (p.out_polled == on || p.out_fd < 0) return;
+void TcpFabric::watch_output(Connection& c, size_t slot, bool on) {
+  if (c.out_polled == on) return;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLRDHUP | (on ? EPOLLOUT : 0u);
-  ev.data.u64 = epoll_tag(kTagOut, static_cast<uint32_t>(peer));
-  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, p.out_fd, &ev);
-  p.out_polled = on;
+  ev.data.u64 = epoll_tag(kTagConn, static_cast<uint32_t>(slot));
+  epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd(), &ev);
+  c.out_polled = on;
 }
 
 Errc TcpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t len) {
@@ -137,20 +164,25 @@ Errc TcpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   if (len > kMaxPayload) return Errc::invalid_argument;
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.life != Life::alive) return Errc::lost_peer;
-  if (p.out_fd < 0 && !connect_peer(peer)) return Errc::lost_peer;
+  if (p.send_slot < 0) {
+    // Chosen once: frames of one direction must never switch sockets.
+    p.send_slot = p.accepted_slot >= 0 ? p.accepted_slot : connect_peer(peer);
+    if (p.send_slot < 0) return Errc::lost_peer;
+  }
+  size_t slot = static_cast<size_t>(p.send_slot);
+  Connection& c = *conns_[slot];
   FrameHeader wire = h;
   wire.len = len;
-  if (p.out.pending() > 0) {
-    if (int err = p.out.flush(p.out_fd)) {
-      output_failed(peer, "sending to rank " + std::to_string(peer) + " (" + p.out_addr +
-                              ") failed: " + std::strerror(err));
+  if (c.out.pending() > 0) {
+    if (int err = c.out.flush(c.fd())) {
+      send_failed(peer, slot, err);
       return Errc::lost_peer;
     }
-    if (p.out.pending() > 0) {
-      if (p.out.pending() + sizeof wire + len > kOutQueueBound) return Errc::would_block;
-      p.out.append(&wire, sizeof wire);
-      if (len) p.out.append(payload, len);
-      watch_output(p, peer, true);
+    if (c.out.pending() > 0) {
+      if (c.out.pending() + sizeof wire + len > kOutQueueBound) return Errc::would_block;
+      c.out.append(&wire, sizeof wire);
+      if (len) c.out.append(payload, len);
+      watch_output(c, slot, true);
       return Errc::ok;
     }
   }
@@ -161,12 +193,11 @@ Errc TcpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   msg.msg_iovlen = len ? 2 : 1;
   ssize_t n;
   do {
-    n = ::sendmsg(p.out_fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+    n = ::sendmsg(c.fd(), &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
   } while (n < 0 && errno == EINTR);
   if (n < 0) {
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      output_failed(peer, "sending to rank " + std::to_string(peer) + " (" + p.out_addr +
-                              ") failed: " + std::strerror(errno));
+      send_failed(peer, slot, errno);
       return Errc::lost_peer;
     }
     n = 0;
@@ -175,12 +206,12 @@ Errc TcpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   if (sent < sizeof wire + len) {
     // The frame is ours now (the caller may reuse its buffer): keep the rest.
     if (sent < sizeof wire) {
-      p.out.append(reinterpret_cast<const std::byte*>(&wire) + sent, sizeof wire - sent);
+      c.out.append(reinterpret_cast<const std::byte*>(&wire) + sent, sizeof wire - sent);
       sent = sizeof wire;
     }
-    if (len) p.out.append(static_cast<const std::byte*>(payload) + (sent - sizeof wire),
+    if (len) c.out.append(static_cast<const std::byte*>(payload) + (sent - sizeof wire),
                           len - (sent - sizeof wire));
-    watch_output(p, peer, true);
+    watch_output(c, slot, true);
   }
   return Errc::ok;
 }

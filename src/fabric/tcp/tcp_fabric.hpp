@@ -1,9 +1,10 @@
 // The tcp fabric: frames between ranks on any hosts (docs/wire.md, "TCP fabric
 // handshake"). Each rank listens on one port and publishes "host:port" in the
-// store under "tcp/<job id>/<rank>". A rank sends only on the connection it
-// opened to a peer (lazily, on the first send) and receives only on connections
-// it accepted, so one socket carries one direction of one ordered pair and
-// TCP's byte order gives the per-pair frame order.
+// store under "tcp/<job id>/<rank>". On its first send to a peer a rank picks
+// the socket it will always send that peer on: the connection the peer opened
+// to it, if one is already admitted (one socket per pair, so replies carry the
+// TCP ACKs), else a connection it opens itself. It reads every socket of the
+// peer; since one direction never changes sockets, TCP keeps the frame order.
 #pragma once
 #include <memory>
 #include <string>
@@ -18,10 +19,11 @@ inline constexpr size_t kMaxPayload = 64ull << 20;
 // send() says would_block once this much is queued for one peer (a single
 // frame may exceed it: it is taken when the queue is empty).
 inline constexpr size_t kOutQueueBound = 4ull << 20;
-// After a peer's outgoing side breaks, how long its incoming side may take to
-// deliver what it sent before dying (the two sockets are not ordered).
+// After one socket of a peer ends, how long its other socket may take to
+// deliver what the peer sent before dying (two sockets are not ordered).
 inline constexpr double kDrainGraceS = 3.0;
-// The same when it has no connection to us yet (one may be in the accept queue).
+// The same when our own connection to it ended and it has none to us yet (one
+// may still wait in the accept queue).
 inline constexpr double kAcceptGraceS = 0.5;
 // Accepted connections still owing a hello beyond this are closed at once
 // (a flood of strangers must not exhaust memory or descriptors).
@@ -29,8 +31,8 @@ inline constexpr size_t kMaxUnauthenticated = 256;
 // The destructor's bound for pushing queued frames into the kernel.
 inline constexpr double kCloseFlushS = 10.0;
 
-// epoll tags: kind in the high 32 bits, peer or slot in the low 32 bits.
-enum : uint64_t { kTagListen = 1, kTagWake = 2, kTagOut = 3, kTagIn = 4 };
+// epoll tags: kind in the high 32 bits, connection slot in the low 32 bits.
+enum : uint64_t { kTagListen = 1, kTagWake = 2, kTagConn = 3 };
 inline uint64_t epoll_tag(uint64_t kind, uint32_t index) { return kind << 32 | index; }
 
 class TcpFabric final : public Fabric {
@@ -55,29 +57,29 @@ class TcpFabric final : public Fabric {
   enum class Life { alive, closing, lost };
   struct Peer {
     Life life = Life::alive;
-    int out_fd = -1;
-    std::string out_addr;
-    OutQueue out;
-    bool out_polled = false;  // EPOLLOUT registered
-    int in_slot = -1;         // index in inbound_ of its authenticated connection
+    int send_slot = -1;      // connection this rank sends on (chosen once)
+    int own_slot = -1;       // connection this rank opened to the peer
+    int accepted_slot = -1;  // connection the peer opened, once admitted
+    std::string addr;        // its published address, once looked up
     uint64_t closing_deadline_ns = 0;
-    std::string why;          // for on_peer_lost
+    std::string why;         // for on_peer_lost
     bool report_pending = false;
   };
 
   // tcp_fabric.cpp
-  bool connect_peer(int peer);
-  void watch_output(Peer& p, int peer, bool on);
+  int connect_peer(int peer);  // returns the new connection's slot, -1 = lost
+  size_t add_connection(std::unique_ptr<Connection> c);
+  void watch_output(Connection& c, size_t slot, bool on);
+  void close_gracefully();
   // tcp_events.cpp
-  int service_inbound(size_t slot, FrameSink& sink);
+  int service(size_t slot, uint32_t events, FrameSink& sink);
   void admit(size_t slot, uint32_t rank);
   void accept_all();
-  void on_output_event(int peer, uint32_t events);
-  void output_failed(int peer, const std::string& why);
-  void close_output(Peer& p);
-  void doom(InboundConn& c);
-  void inbound_ended(int peer, const std::string& why);
+  void connection_ended(size_t slot, const std::string& why, bool protocol_error);
+  void send_failed(int peer, size_t slot, int err);
+  void enter_closing(int peer, const std::string& why, double grace_s);
   void mark_lost(int peer, const std::string& why);
+  void doom(size_t slot);
   void check_deadlines();
   void report_lost(FrameSink& sink);
   void sweep();
@@ -90,11 +92,11 @@ class TcpFabric final : public Fabric {
   std::string endpoint_;
   int listen_fd_ = -1, epoll_fd_ = -1, wake_fd_ = -1;
   std::vector<Peer> peers_;
-  std::vector<std::unique_ptr<InboundConn>> inbound_;
+  std::vector<std::unique_ptr<Connection>> conns_;  // slots; null = free
   // Counters that let the hot path skip scans when nothing is pending.
   size_t unauthenticated_ = 0;  // accepted connections still owing a hello
   size_t closing_ = 0;          // peers whose outgoing side died, incoming draining
-  size_t doomed_ = 0;           // inbound connections to close at the next sweep
+  size_t doomed_ = 0;           // connections to close at the next sweep
   size_t reports_pending_ = 0;
 };
 
