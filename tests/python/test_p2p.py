@@ -72,3 +72,18 @@ def test_timeout(interlace_cli):
     if proc.returncode == 124:
         pytest.xfail("INTERLACE_TIMEOUT is not enforced by the engine's waits yet")
     expect_ok(proc, "timeout", 1)
+
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "python"
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("example,expect", [
+    ("hello.py", "hello: 4 ranks OK"),
+    ("ping_pong.py", "ping_pong: OK"),
+    ("ring.py", "ring: token 18 after 3 laps of 4 ranks, expected 18 OK"),
+])
+def test_examples(interlace_cli, example, expect):
+    proc = interlace_cli("run", "-n", 4, "--timeout", 100, sys.executable, EXAMPLES / example,
+                         timeout=110)
+    assert proc.returncode == 0 and expect in proc.stdout, (proc.stdout + proc.stderr)[-4000:]
