@@ -31,6 +31,25 @@ TEST(TcpFabricLostPeer, ClosedPeerReportedAfterItsFrames) {
   }
 }
 
+TEST(TcpFabricLostPeer, PeerAnsweringOnOurConnectionIsLostAfterItsFrames) {
+  Job job("shared");
+  auto a = job.make(0, 2), b = job.make(1, 2);
+  Recorder ra, rb;
+  auto p = pattern(100, 2);
+  ASSERT_EQ(a->send(1, header(0, 1, 0, 100), p.data(), 100), Errc::ok);
+  ASSERT_TRUE(pump_until({a.get(), b.get()}, {&ra, &rb}, [&] { return rb.frames.size() == 1; }));
+  for (int i = 0; i < 30; ++i) ASSERT_EQ(b->send(0, header(1, 0, i, 100), p.data(), 100), Errc::ok);
+  b.reset();
+  uint64_t t0 = now_ns();
+  ASSERT_TRUE(pump_until({a.get()}, {&ra}, [&] { return !ra.lost.empty(); }, 10));
+  // No grace period: b sent on a's connection, so no other connection of b can follow.
+  EXPECT_LT(now_ns() - t0, 400'000'000u);
+  ASSERT_EQ(ra.frames.size(), 30u);
+  EXPECT_EQ(ra.frames.back().h.seq, 29u);
+  EXPECT_EQ(ra.lost[0].first, 1);
+  EXPECT_EQ(a->send(1, header(0, 1, 1, 100), p.data(), 100), Errc::lost_peer);
+}
+
 TEST(TcpFabricLostPeer, SenderSeesReceiverGoneWithinBoundedTime) {
   Job job("gone");
   auto a = job.make(0, 2), b = job.make(1, 2);

@@ -1,4 +1,7 @@
 // tcp fabric: ordering, large frames, bounded queues and blocking waits.
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <thread>
 
 #include "tcp_test_util.hpp"
@@ -40,6 +43,35 @@ TEST(TcpFabric, SmallFramesBothWaysAndToSelfInOrder) {
   }
   EXPECT_TRUE(ra.lost.empty());
   EXPECT_TRUE(rb.lost.empty());
+}
+
+int open_sockets() {
+  int n = 0;
+  DIR* d = opendir("/proc/self/fd");
+  while (dirent* e = readdir(d)) {
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, 0) == 0 && S_ISSOCK(st.st_mode)) ++n;
+  }
+  closedir(d);
+  return n;
+}
+
+TEST(TcpFabric, ReplyTravelsOnTheConnectionThePeerOpened) {
+  Job job("reuse");
+  int before = open_sockets();
+  auto a = job.make(0, 2), b = job.make(1, 2);
+  Recorder ra, rb;
+  auto p = pattern(8, 1);
+  // b answers only after it has admitted a's connection: one socket pair for both
+  // directions, so TCP acknowledgements ride on the replies.
+  for (int i = 0; i < 100; ++i) {
+    ASSERT_EQ(a->send(1, header(0, 1, i, 8), p.data(), 8), Errc::ok);
+    ASSERT_TRUE(pump_until({a.get(), b.get()}, {&ra, &rb}, [&] { return rb.frames.size() == i + 1u; }));
+    ASSERT_EQ(b->send(0, header(1, 0, i, 8), p.data(), 8), Errc::ok);
+    ASSERT_TRUE(pump_until({a.get(), b.get()}, {&ra, &rb}, [&] { return ra.frames.size() == i + 1u; }));
+    EXPECT_EQ(ra.frames[i].h.seq, static_cast<uint32_t>(i));
+  }
+  EXPECT_EQ(open_sockets() - before, 2 + 2) << "two listeners and both ends of one connection";
 }
 
 TEST(TcpFabric, LargeFramesArriveIntactBothWays) {

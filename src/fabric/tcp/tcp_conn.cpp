@@ -91,6 +91,7 @@ bool Connection::parse(FrameSink& sink, const InboundRules& rules, PumpResult& r
       rpos_ += total;
       sink.on_frame(h, buf_.data() + rpos_ - h.len);
       ++r.delivered;
+      ++frames_read;
       if (doomed) return false;  // the sink's send() found this peer dead
       continue;
     }
@@ -134,6 +135,7 @@ bool Connection::read_large(FrameSink& sink, PumpResult& r) {
   large_ = false;
   sink.on_frame(large_h_, large_buf_.data());
   ++r.delivered;
+  ++frames_read;
   std::vector<std::byte>().swap(large_buf_);
   return !doomed;
 }

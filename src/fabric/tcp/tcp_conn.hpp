@@ -65,6 +65,7 @@ class Connection {
   // Admits the rank named by the hello; frames after it are parsed next pump.
   void admit(uint32_t rank);
 
+  uint64_t frames_read = 0;  // frames delivered from this socket
   OutQueue out;
   bool out_polled = false;  // EPOLLOUT registered
   bool doomed = false;      // closed at the fabric's next sweep (never mid-callback)

@@ -187,14 +187,17 @@ void TcpFabric::send_failed(int peer, size_t slot, int err) {
 void TcpFabric::connection_ended(size_t slot, const std::string& why, bool protocol_error) {
   int peer = conns_[slot]->rank();
   Peer& p = peers_[static_cast<size_t>(peer)];
-  bool was_own = p.own_slot == static_cast<int>(slot);
+  // A peer that sent frames on our connection chose it as its only sending
+  // socket: no connection of its own can still be waiting in the accept queue.
+  bool may_have_pending_accept =
+      p.own_slot == static_cast<int>(slot) && conns_[slot]->frames_read == 0;
   doom(slot);
   std::string all = p.life == Life::closing ? p.why + "; " + why : why;
   if (protocol_error) return mark_lost(peer, why);
   // Its other socket (two sockets are not ordered) may still carry frames.
   if (p.own_slot >= 0 || p.accepted_slot >= 0) return enter_closing(peer, all, kDrainGraceS);
-  // Its connection to us may still wait in the accept queue.
-  if (was_own && p.life == Life::alive) return enter_closing(peer, all, kAcceptGraceS);
+  if (may_have_pending_accept && p.life == Life::alive)
+    return enter_closing(peer, all, kAcceptGraceS);
   mark_lost(peer, all);
 }
 
