@@ -213,6 +213,23 @@ def main():
 
     runs = []
     t_start = time.time()
+    out = Path(args.out) if args.out else REPO / "bench/results" / f"p2p-{datetime.date.today()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    machine = p2p_report.machine_info()
+
+    def save():  # after every run, so that an interrupted session keeps what it measured
+        doc = {
+            "date": datetime.datetime.now().isoformat(timespec="seconds"),
+            "machine": machine,
+            "quick": args.quick, "rounds": rounds, "elapsed_s": round(time.time() - t_start, 1),
+            "commands": {k: [str(a) for a in v[1]] + (["env " + json.dumps(v[2])] if v[2] else [])
+                         for k, v in impls.items()},
+            "runs": runs,
+        }
+        doc["aggregate"] = p2p_report.aggregate(runs, args.include_disturbed)
+        out.write_text(json.dumps(doc, indent=1))
+        return doc
+
     for rnd in range(rounds):
         # Latency and bandwidth are separate runs: shorter runs are less often split by a
         # placement change, and a change costs only half the figures.
@@ -235,21 +252,12 @@ def main():
                       f"(probe {before[1]:.0f}/{after[1]:.0f} ns, others {others:4.0%}) {wall:5.1f}s"
                       + (f"  ERROR {err}" if err else ""), file=sys.stderr)
                 runs.append({"round": rnd, "phase": phase, "impl": name, "placement": placement,
-                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3), "disturbed": disturbed,
+                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3),
+                             "disturbed": disturbed,
                              "wall_s": round(wall, 2), "error": err, "results": recs})
+                save()
 
-    doc = {
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": p2p_report.machine_info(),
-        "quick": args.quick, "rounds": rounds, "elapsed_s": round(time.time() - t_start, 1),
-        "commands": {k: [str(a) for a in v[1]] + (["env " + json.dumps(v[2])] if v[2] else [])
-                     for k, v in impls.items()},
-        "runs": runs,
-    }
-    doc["aggregate"] = p2p_report.aggregate(runs, args.include_disturbed)
-    out = Path(args.out) if args.out else REPO / "bench/results" / f"p2p-{datetime.date.today()}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(doc, indent=1))
+    doc = save()
     print(p2p_report.markdown(doc, args.include_disturbed))
     print(f"\nraw results: {out}", file=sys.stderr)
 
