@@ -1,8 +1,7 @@
 // The tcp fabric's connection handshake (docs/wire.md, "TCP fabric handshake").
 // The connecting rank sends a hello; the accepting rank checks every field and
-// closes the socket on any mismatch. The acceptor never writes to the socket:
-// bytes the connector would not read could make its close() send a RST, which
-// may destroy frames the acceptor has not read yet.
+// closes the socket on any mismatch. There is no reply: frames follow the hello
+// at once, and a rejected connector sees its connection close.
 #pragma once
 #include <cstddef>
 #include <cstdint>
