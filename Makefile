@@ -73,7 +73,7 @@ test-tsan: deps
 	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(BUILD)/tsan/tests/$$t; \
 	  fi; done
 
-test-python: install
+test-python: build install
 	$(PYTHON) -m pytest $(PYTEST_FLAGS) tests/python
 
 test: test-ctest test-asan test-tsan test-python
