@@ -38,6 +38,9 @@ deps:
 	  echo "deps: pip installing$$missing"; \
 	  $(PYTHON) -m pip install -q $$missing; \
 	fi
+	@# wheel.install-dir = "$${SKBUILD_DATA_DIR}" (pyproject.toml) needs scikit-build-core 1.0.
+	@$(PYTHON) -c "import scikit_build_core as s, sys; sys.exit(int(s.__version__.split('.')[0]) < 1)" \
+	  || $(PYTHON) -m pip install -q -U "scikit-build-core>=1.0"
 
 build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
