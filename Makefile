@@ -86,7 +86,7 @@ test: test-ctest test-asan test-tsan test-python
 INTERLACE := $(PYTHON) -m interlace
 
 demo: build install
-	@showcase_bin=$$(find $(BUILD)/examples -name showcase -type f -perm -u+x 2>/dev/null | head -n1); \
+	@showcase_bin=$$(find $(BUILD)/examples \( -name showcase -o -name interlace-example-showcase \) -type f -perm -u+x 2>/dev/null | head -n1); \
 	if [ -f examples/python/showcase.py ]; then \
 	  set -x; $(INTERLACE) run -n 4 python examples/python/showcase.py; \
 	elif [ -n "$$showcase_bin" ]; then \

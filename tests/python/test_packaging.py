@@ -146,3 +146,14 @@ def test_info_names_a_bad_setting():
     r = run_interlace("info", env=launcher_env(INTERLACE_FABRIC="carrier-pigeon"))
     assert r.returncode == 1
     assert "carrier-pigeon" in r.stdout + r.stderr
+
+
+@needs_install
+def test_installed_headers_build_a_messaging_program_that_runs_under_the_launcher(tmp_path):
+    src = REPO / "examples" / "cpp" / "hello.cpp"
+    if not src.exists():
+        pytest.skip("examples/cpp/hello.cpp not there")
+    sh(f"{installed_script('interlace-c++')} {src} -o hello", tmp_path)
+    r = run_interlace("run", "-n", 3, "--timeout", 60, "./hello", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "hello from rank 2 of 3" in r.stdout
