@@ -68,6 +68,7 @@ Context::Context(ContextOptions opts)
 
   backlog_.resize(size_);
   lost_.assign(size_, 0);
+  watched_.assign(size_, 0);
   if (config_.progress == ProgressMode::thread) {
     lock_.enable();
     progress_thread_ = std::thread([this] { progress_thread_main(); });
@@ -207,7 +208,7 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
     if (threaded) {
       // The progress thread owns the blocking wait; poll the flag cheaply.
       sched_yield();
-    } else if (backlog_frames_ > 0) {
+    } else if (backlog_frames_ > 0 || busy_ > 0) {
       // A full ring drains without waking us: poll gently.
       sched_yield();
     } else {

@@ -207,7 +207,12 @@ Status Communicator::probe(int source, int tag) const {
   Status st{PROC_NULL, ANY_TAG, 0, Errc::ok, false};
   if (w == PROC_NULL) return st;
   p2p::P2pEngine& eng = *c.rt->p2p;
-  Errc rc = eng.ctx().wait_until([&] { return eng.probe(c, w, tag, &st); });
+  if (w != ANY_SOURCE) eng.ctx().watch_peer(w);
+  const double limit = eng.ctx().config().op_timeout_s;
+  Errc rc = eng.ctx().wait_until([&] { return eng.probe(c, w, tag, &st); }, Deadline::after(limit));
+  if (rc == Errc::timeout)
+    throw_error(rc, "probe: no message from rank " + std::to_string(source) + " with tag " +
+                        std::to_string(tag) + " within " + std::to_string(limit) + " s (INTERLACE_TIMEOUT)");
   if (rc != Errc::ok) throw_error(rc, "probe: wait failed");
   return st;
 }

@@ -170,6 +170,7 @@ void P2pEngine::start_recv(RequestImpl* r) {
   } else if (all_others_lost(*r->comm)) {
     return complete(r, Errc::lost_peer);
   }
+  if (r->peer != ANY_SOURCE) ctx_.watch_peer(r->peer);
   r->refs.fetch_add(1, std::memory_order_relaxed);
   q.posted.push_back(r);
 }
@@ -278,6 +279,7 @@ void P2pEngine::on_cts(void* self, const FrameHeader& h, const std::byte* p) {
   r->peer_cookie = cts.receiver_cookie;
   r->sent = 0;
   e->streaming_.push_back(r);  // the table's reference moves to the stream list
+  e->ctx_.add_busy(1);
   push_chunks(e);
 }
 
@@ -285,7 +287,9 @@ bool P2pEngine::push_chunks(void* self) {
   auto* e = static_cast<P2pEngine*>(self);
   if (e->streaming_.empty()) return false;
   bool moved = false;
-  const size_t chunk_max = std::min(kChunkBytes, e->ctx_.fabric().max_payload());
+  // At most a quarter of what one frame may hold, so several chunks are in flight
+  // and the receiver copies one while the sender writes the next.
+  const size_t chunk_max = std::min(kChunkBytes, std::max<size_t>(e->ctx_.fabric().max_payload() / 4, 4096));
   for (size_t i = 0; i < e->streaming_.size();) {
     RequestImpl* r = e->streaming_[i];
     Errc rc = Errc::ok;
@@ -303,6 +307,7 @@ bool P2pEngine::push_chunks(void* self) {
     if (rc == Errc::would_block) { ++i; continue; }
     e->complete(r, rc);
     e->streaming_.erase(e->streaming_.begin() + static_cast<long>(i));
+    e->ctx_.add_busy(-1);
     e->release(r);
     moved = true;
   }
@@ -378,6 +383,7 @@ void P2pEngine::fail_peer_requests(int peer) {
     RequestImpl* r = streaming_[i];
     if (r->peer != peer) { ++i; continue; }
     streaming_.erase(streaming_.begin() + static_cast<long>(i));
+    ctx_.add_busy(-1);
     complete(r, Errc::lost_peer);
     release(r);
   }

@@ -69,7 +69,11 @@ Status Request::wait() {
   if (!impl_) return Status{};
   check_usable(impl_);
   if (!impl_->done) {
-    Errc rc = impl_->eng->wait(impl_);
+    const double limit = impl_->eng->ctx().config().op_timeout_s;
+    Errc rc = impl_->eng->wait(impl_, Deadline::after(limit));
+    if (rc == Errc::timeout)
+      throw_error(rc, describe(impl_) + " did not complete within " + std::to_string(limit) +
+                          " s (INTERLACE_TIMEOUT)");
     if (rc != Errc::ok) throw_error(rc, describe(impl_) + ": wait failed");
   }
   raise_if_failed(impl_);
@@ -106,7 +110,11 @@ void Request::wait_all(std::span<Request> reqs, Status* statuses) {
   for (Request& r : reqs) {
     if (r.impl_ && !r.impl_->done) {
       check_usable(r.impl_);
-      Errc rc = r.impl_->eng->wait(r.impl_);
+      const double limit = r.impl_->eng->ctx().config().op_timeout_s;
+      Errc rc = r.impl_->eng->wait(r.impl_, Deadline::after(limit));
+      if (rc == Errc::timeout)
+        throw_error(rc, describe(r.impl_) + " did not complete within " + std::to_string(limit) +
+                            " s (INTERLACE_TIMEOUT)");
       if (rc != Errc::ok) throw_error(rc, describe(r.impl_) + ": wait failed");
     }
   }
@@ -132,7 +140,11 @@ int Request::wait_any(std::span<Request> reqs, Status* status) {
       if (reqs[i].impl_ && reqs[i].impl_->done) { found = static_cast<int>(i); return true; }
     return false;
   };
-  Errc rc = eng->ctx().wait_until(done);
+  const double limit = eng->ctx().config().op_timeout_s;
+  Errc rc = eng->ctx().wait_until(done, Deadline::after(limit));
+  if (rc == Errc::timeout)
+    throw_error(rc, "wait_any: no request completed within " + std::to_string(limit) +
+                        " s (INTERLACE_TIMEOUT)");
   if (rc != Errc::ok) throw_error(rc, "wait_any failed");
   raise_if_failed(reqs[found].impl_);
   if (status) *status = reqs[found].impl_->status;

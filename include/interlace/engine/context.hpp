@@ -89,12 +89,36 @@ class Context final : private fabric::FrameSink {
   Errc wait_until(const std::function<bool()>& done, Deadline deadline = {});
 
   bool peer_lost(int peer) const noexcept;
+  // A model waits for `peer` (e.g. a posted receive): let the fabric watch it for
+  // death even if no frame was ever exchanged with it. Cheap after the first call.
+  void watch_peer(int peer) {
+    if (peer >= 0 && peer < size_ && !watched_[peer]) {
+      watched_[peer] = 1;
+      fabric_->watch_peer(peer);
+    }
+  }
+  // Models with work that progresses only from their hooks (chunks waiting for room
+  // in a fabric) hold a count here, so waits poll instead of blocking for frames.
+  void add_busy(int delta) noexcept { busy_ += delta; }
   bool finalized() const noexcept { return finalized_; }
   // Drains backlogs, stops the progress thread, closes the fabric. Idempotent.
   void finalize();
 
   // Unique ids for objects a rank creates (communicators): increments per call.
   uint64_t next_local_id() noexcept { return ++local_ids_; }
+
+  // True while frames to `peer` wait in the backlog (the fabric was full). Streaming
+  // senders wait on this so that a fast producer cannot grow the backlog unbounded.
+  bool backlogged(int peer) const noexcept {
+    return peer >= 0 && peer < size_ && !backlog_[peer].empty();
+  }
+
+  // Per-rank state of a model above the engine (stream, coll, ...), created by the
+  // model on first use; it lives exactly as long as this Context (no globals).
+  enum class Model : uint8_t { stream = 0, coll = 1, pgas = 2, task = 3 };
+  std::shared_ptr<void>& model_state(Model m) noexcept {
+    return models_[static_cast<size_t>(m)];
+  }
 
  private:
   void on_frame(const fabric::FrameHeader& h, const std::byte* payload) override;
@@ -121,12 +145,15 @@ class Context final : private fabric::FrameSink {
   std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
   size_t backlog_frames_ = 0;
   std::vector<uint8_t> lost_;
+  std::vector<uint8_t> watched_;
+  int busy_ = 0;
   bool in_progress_ = false;
   bool finalized_ = false;
   uint64_t local_ids_ = 0;
   OptionalLock lock_;
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
+  std::shared_ptr<void> models_[8];  // last member: destroyed first, after finalize()
 };
 
 }  // namespace interlace::engine

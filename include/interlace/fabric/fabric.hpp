@@ -57,6 +57,9 @@ class Fabric {
   virtual void wait(double timeout_s) = 0;
   virtual void wake() = 0;
   virtual void check_peers(FrameSink& sink) = 0;
+  // Asks check_peers to watch `peer` even before any frame was exchanged with it (a
+  // receive waits for it). Backends that cannot see a silent peer ignore it.
+  virtual void watch_peer(int /*peer*/) {}
 
   // Single-copy path: read `len` bytes at `remote_addr` in `peer`'s address space.
   // Only meaningful where remote_read_available(peer) is true.

@@ -59,6 +59,23 @@ void ShmFabric::learn_pid(Peer& p, pid_t pid, uint64_t probe, uint64_t probe_val
   connected_.push_back(static_cast<int>(&p - peers_.data()));
 }
 
+// Maps a silent peer's control segment so its pid is watched like a talking peer's.
+bool ShmFabric::try_open_peer_ctl(int peer) {
+  Peer& p = peers_[peer];
+  if (p.ctl) return true;
+  Mapping m;
+  if (open_segment(ctl_name(job_, peer), ctl_segment_bytes(size_), &m) != OpenResult::ok) return false;
+  auto* c = reinterpret_cast<CtlHeader*>(m.data());
+  if (c->magic.load(std::memory_order_acquire) != kCtlMagic || c->size != static_cast<uint32_t>(size_) ||
+      pid_gone(c->pid))
+    return false;
+  p.ctl = c;
+  p.bell = bell_of(c);
+  learn_pid(p, c->pid, c->probe, kCtlMagic);
+  p.ctl_map = std::move(m);
+  return true;
+}
+
 Errc ShmFabric::open_peer_ctl(int peer) {
   Peer& p = peers_[peer];
   const std::string name = ctl_name(job_, peer);

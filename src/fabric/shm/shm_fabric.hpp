@@ -36,6 +36,7 @@ class ShmFabric final : public Fabric {
   void wait(double timeout_s) override;
   void wake() override;
   void check_peers(FrameSink& sink) override;
+  void watch_peer(int peer) override;
 
   bool remote_read_available(int peer) const noexcept override;
   Errc remote_read(int peer, uint64_t remote_addr, void* local, size_t len) override;
@@ -56,6 +57,9 @@ class ShmFabric final : public Fabric {
     bool reported = false;          // on_peer_lost delivered
     mutable int8_t single_copy = 0; // 0 unknown, 1 works, -1 does not
   };
+
+  bool try_open_peer_ctl(int peer);  // one attempt, no waiting
+  std::vector<int> watched_;          // silent peers a receive waits for
 
   // shm_connect.cpp
   void create_own_ctl();

@@ -110,9 +110,21 @@ Errc ShmFabric::send_blocked(int peer) {
   return Errc::lost_peer;
 }
 
+void ShmFabric::watch_peer(int peer) {
+  if (peer < 0 || peer >= size_ || peer == rank_ || peers_[peer].pid != 0) return;
+  if (std::find(watched_.begin(), watched_.end(), peer) == watched_.end()) watched_.push_back(peer);
+}
+
 void ShmFabric::check_peers(FrameSink& sink) {
   // A peer that died right after announcing a ring must still have its frames drained.
   scan_announcements();
+  for (size_t i = 0; i < watched_.size();) {
+    if (peers_[watched_[i]].pid != 0 || try_open_peer_ctl(watched_[i])) {
+      watched_.erase(watched_.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
+  }
   for (size_t i = 0; i < connected_.size(); ++i) {  // the sink may connect new peers
     const int q = connected_[i];
     Peer& p = peers_[q];
