@@ -56,6 +56,17 @@ def test_lost_peer_is_detected_and_named(fabric):
     assert float(m.group(1)) < 5.0
 
 
+@pytest.mark.timeout(120)
+def test_silent_peer_death_is_detected_on_shm():
+    """Rank 1 dies before it ever sent a frame: rank 0's receive must still fail."""
+    r = run_interlace("run", "-n", 2, "--fabric", "shm", "--grace", 5, "--timeout", 60,
+                      program("lost_peer"), "silent", timeout=90)
+    out = r.stdout + r.stderr
+    m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
+    assert m, out
+    assert float(m.group(1)) < 5.0
+
+
 # -- several hosts: network namespaces as hosts ------------------------------
 
 import subprocess  # noqa: E402

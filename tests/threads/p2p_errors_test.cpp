@@ -1,6 +1,8 @@
 // Bad input and misuse give clear errors naming the bad value.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <string>
 
 #include "interlace/interlace.hpp"
@@ -80,4 +82,23 @@ TEST(P2pErrors, SendCannotBeCancelled) {
   });
 }
 
+}  // namespace
+
+namespace {
+TEST(P2pErrors, OperationTimeoutRaisesTimeoutError) {
+  setenv("INTERLACE_TIMEOUT", "0.3", 1);
+  run_ranks_as_threads(2, [](Runtime& rt) {
+    Communicator w = rt.world();
+    int v = 0;
+    if (w.rank() == 0) {
+      const auto t0 = std::chrono::steady_clock::now();
+      expect_error(Errc::timeout, "INTERLACE_TIMEOUT", [&] { w.recv(&v, 1, Datatype::int32, 1, 0); });
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      EXPECT_GE(s, 0.25);
+      EXPECT_LT(s, 5.0);
+      expect_error(Errc::timeout, "INTERLACE_TIMEOUT", [&] { w.probe(1, 3); });
+    }
+  });
+  unsetenv("INTERLACE_TIMEOUT");
+}
 }  // namespace

@@ -66,13 +66,15 @@ bool ShmFabric::try_open_peer_ctl(int peer) {
   Mapping m;
   if (open_segment(ctl_name(job_, peer), ctl_segment_bytes(size_), &m) != OpenResult::ok) return false;
   auto* c = reinterpret_cast<CtlHeader*>(m.data());
-  if (c->magic.load(std::memory_order_acquire) != kCtlMagic || c->size != static_cast<uint32_t>(size_) ||
-      pid_gone(c->pid))
+  if (c->magic.load(std::memory_order_acquire) != kCtlMagic || c->size != static_cast<uint32_t>(size_))
     return false;
+  // A gone owner is what we watch for: check_peers reports it as lost.
+  const bool gone = pid_gone(c->pid);
   p.ctl = c;
   p.bell = bell_of(c);
   learn_pid(p, c->pid, c->probe, kCtlMagic);
   p.ctl_map = std::move(m);
+  if (gone) p.dead = true;
   return true;
 }
 
