@@ -136,3 +136,24 @@ def test_ranks_discovered_under_mpirun(starter):
                        timeout=100, env=launcher_env())
     assert r.returncode == 0, r.stdout + r.stderr
     assert "p2p_check OK on 3 ranks (shm)" in r.stdout
+
+
+# -- the tcp fabric alone between two namespaces (tests/netns) ----------------
+
+NETNS = REPO / "tests" / "netns"
+
+
+@needs_netns
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("extra", [[], ["--crash"], ["--qdisc", "tbf rate 200mbit burst 16k limit 16k"]],
+                         ids=["plain", "crash", "lossy-qdisc"])
+def test_tcp_fabric_between_namespaces(extra):
+    binary = BUILD / "tests" / "netns" / "netns_fabric_check"
+    if not binary.exists():
+        pytest.fail(f"{binary} is missing: build the C++ tree first (make build)")
+    try:
+        r = subprocess.run([str(NETNS / "run_check.sh"), str(binary), "--frames", "500", *extra],
+                           capture_output=True, text=True, timeout=170)
+    finally:
+        subprocess.run([str(NETNS / "teardown.sh")], capture_output=True)
+    assert r.returncode == 0, r.stdout + r.stderr
