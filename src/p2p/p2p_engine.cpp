@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/tsan.hpp"
 #include "interlace/core/log.hpp"
 
 namespace interlace::p2p {
@@ -104,6 +105,7 @@ void P2pEngine::start_send(RequestImpl* r, bool sync) {
     return;
   }
   RtsInfo info{reinterpret_cast<uint64_t>(r->sbuf), r->bytes, register_cookie(r)};
+  IL_TSAN_RELEASE(r->sbuf);
   h.kind = fabric::kKindP2pRts;
   h.aux = r->bytes;
   Errc rc = ctx_.send_frame(r->peer, h, &info, sizeof info);
@@ -129,7 +131,9 @@ void P2pEngine::begin_rendezvous_recv(RequestImpl* r, int src, int tag, const Rt
   h.comm = r->comm_id;
   h.tag = tag;
   if (ctx_.fabric().remote_read_available(src)) {
+    IL_TSAN_ACQUIRE(reinterpret_cast<void*>(info.addr));
     Errc rc = ctx_.fabric().remote_read(src, info.addr, r->buf, n);
+    IL_TSAN_RELEASE(reinterpret_cast<void*>(info.addr));
     if (rc == Errc::ok) {
       h.kind = fabric::kKindP2pFin;
       h.aux = info.cookie;
@@ -341,6 +345,7 @@ void P2pEngine::on_fin(void* self, const FrameHeader& h, const std::byte*) {
     IL_LOG(error, "dropping rendezvous completion from rank " << h.src << " for unknown send " << h.aux);
     return;
   }
+  IL_TSAN_ACQUIRE(r->sbuf);
   e->take_cookie(h.aux);
   e->complete(r, Errc::ok);
   e->release(r);
