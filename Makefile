@@ -66,6 +66,10 @@ test-asan: deps
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BUILD)/asan/tests/$$t; \
 	  fi; done
 
+# 64 MiB tcp frames x 5 rounds take minutes under TSan's instrumented memcpy; the
+# same tests run in the plain and ASan builds.
+TSAN_EXCLUDE := -*PayloadSizesSurviveIntact/tcp*:*LargeFrames*
+
 test-tsan: deps
 	cmake -S . -B $(BUILD)/tsan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DINTERLACE_SANITIZE=thread -DINTERLACE_BUILD_EXAMPLES=OFF
@@ -73,7 +77,8 @@ test-tsan: deps
 	  if cmake --build $(BUILD)/tsan --target help | grep -q "^$$t:"; then \
 	    cmake --build $(BUILD)/tsan -j $(JOBS) --target $$t; \
 	    echo "== tsan: $$t"; \
-	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(BUILD)/tsan/tests/$$t; \
+	    TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 $(BUILD)/tsan/tests/$$t \
+	      --gtest_filter="$(TSAN_EXCLUDE)"; \
 	  fi; done
 
 test-python: build install
