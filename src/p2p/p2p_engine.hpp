@@ -84,6 +84,8 @@ struct CommState {
   static std::shared_ptr<CommState> make(std::shared_ptr<RuntimeState> rt, uint64_t id,
                                          std::vector<int> members);
   int size() const { return static_cast<int>(world_of.size()); }
+  // For models above p2p (coll) that send on internal tags; null for the null communicator.
+  static const std::shared_ptr<CommState>& of(const Communicator& c) { return c.state_; }
 };
 
 // Sends and receives on internal (negative) tags, for communicator creation and,

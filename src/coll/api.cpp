@@ -1,0 +1,343 @@
+// The collective entry points: check arguments (naming bad values), resolve
+// IN_PLACE, pick the algorithm, build its schedule and launch it.
+#include <cstring>
+#include <numeric>
+#include <string>
+
+#include "coll/executor.hpp"
+#include "coll/registry.hpp"
+#include "interlace/coll/coll.hpp"
+#include "interlace/core/error.hpp"
+
+namespace interlace::coll {
+
+namespace {
+
+using Keep = std::vector<std::shared_ptr<void>>;
+
+struct Call {
+  const std::shared_ptr<p2p::CommState>* comm;
+  Args a;
+  Keep keep;
+  const char* name;
+};
+
+Call begin(const Communicator& c, Kind k, Datatype dt, const Options& o) {
+  const char* name = kind_name(k).data();
+  Call call{&comm_state(c, name), {}, {}, name};
+  if (static_cast<unsigned>(dt) >= static_cast<unsigned>(kDatatypeCount))
+    throw_error(Errc::invalid_datatype, std::string(name) + ": datatype code " +
+                                            std::to_string(static_cast<int>(dt)) + " is not a valid datatype");
+  Args& a = call.a;
+  a.kind = k;
+  a.rank = (*call.comm)->rank;
+  a.size = (*call.comm)->size();
+  a.dt = dt;
+  a.esize = datatype_size(dt);
+  if (o.segment_bytes) a.segment_bytes = o.segment_bytes;
+  else if (const char* e = std::getenv("INTERLACE_COLL_SEGMENT"))
+    a.segment_bytes = std::max<size_t>(1, std::strtoull(e, nullptr, 10));
+  return call;
+}
+
+void check_root(const Call& c, int root) {
+  if (root < 0 || root >= c.a.size)
+    throw_error(Errc::invalid_rank, std::string(c.name) + ": root " + std::to_string(root) +
+                                        " is out of range for a communicator of size " + std::to_string(c.a.size));
+}
+
+void check_buf(const Call& c, const void* p, size_t count, const char* what) {
+  if (count > 0 && p == nullptr)
+    throw_error(Errc::invalid_argument, std::string(c.name) + ": " + what + " is null but holds " +
+                                            std::to_string(count) + " elements");
+}
+
+std::vector<size_t> check_counts(const Call& c, Counts v, const char* what) {
+  if (v.size() != static_cast<size_t>(c.a.size))
+    throw_error(Errc::invalid_count, std::string(c.name) + ": " + what + " has " + std::to_string(v.size()) +
+                                         " entries but the communicator has " + std::to_string(c.a.size) + " ranks");
+  return {v.begin(), v.end()};
+}
+
+// An in-place input some algorithms would overwrite while still reading it: copy it.
+const void* private_copy(Call& c, const void* src, size_t bytes) {
+  std::shared_ptr<std::byte[]> p(new std::byte[bytes ? bytes : 1]);
+  if (bytes) std::memcpy(p.get(), src, bytes);
+  c.keep.push_back(std::shared_ptr<void>(p, p.get()));
+  return p.get();
+}
+
+Request go(Call& c, const Options& o, size_t sel_bytes) {
+  const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm);
+  auto s = std::make_shared<Schedule>(c.a.dt, c.a.op);
+  alg.build(c.a, *s);
+  return launch(*c.comm, std::move(s), c.a.kind, alg.name, std::move(c.keep));
+}
+
+Request reducing(const Communicator& comm, Kind k, const void* sendbuf, void* recvbuf, size_t count,
+                 Datatype dt, const Op& op, int root, bool root_only, const Options& o) {
+  Call c = begin(comm, k, dt, o);
+  if (root_only) check_root(c, root);
+  op.check(dt);
+  c.a.op = op;
+  c.a.root = root;
+  c.a.count = count;
+  const size_t bytes = count * c.a.esize;
+  const bool receives = !root_only || c.a.rank == root;
+  if (sendbuf == IN_PLACE) {
+    if (!receives)
+      throw_error(Errc::invalid_argument, std::string(c.name) + ": IN_PLACE is only valid at the root");
+    check_buf(c, recvbuf, count, "recvbuf");
+    sendbuf = (k == Kind::allreduce || k == Kind::scan) ? recvbuf : private_copy(c, recvbuf, bytes);
+  }
+  check_buf(c, sendbuf, count, "sendbuf");
+  if (receives) check_buf(c, recvbuf, count, "recvbuf");
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, bytes);
+}
+
+}  // namespace
+
+Request ibarrier(const Communicator& comm, const Options& o) {
+  Call c = begin(comm, Kind::barrier, Datatype::bytes, o);
+  return go(c, o, 0);
+}
+
+Request ibcast(const Communicator& comm, void* buf, size_t count, Datatype dt, int root, const Options& o) {
+  Call c = begin(comm, Kind::bcast, dt, o);
+  check_root(c, root);
+  check_buf(c, buf, count, "buffer");
+  c.a.root = root;
+  c.a.count = count;
+  c.a.recvbuf = buf;
+  c.a.sendbuf = buf;
+  return go(c, o, count * c.a.esize);
+}
+
+Request ireduce(const Communicator& c, const void* s, void* r, size_t count, Datatype dt, const Op& op, int root,
+                const Options& o) {
+  return reducing(c, Kind::reduce, s, r, count, dt, op, root, true, o);
+}
+Request iallreduce(const Communicator& c, const void* s, void* r, size_t count, Datatype dt, const Op& op,
+                   const Options& o) {
+  return reducing(c, Kind::allreduce, s, r, count, dt, op, 0, false, o);
+}
+Request iscan(const Communicator& c, const void* s, void* r, size_t count, Datatype dt, const Op& op,
+              const Options& o) {
+  return reducing(c, Kind::scan, s, r, count, dt, op, 0, false, o);
+}
+Request iexscan(const Communicator& c, const void* s, void* r, size_t count, Datatype dt, const Op& op,
+                const Options& o) {
+  return reducing(c, Kind::exscan, s, r, count, dt, op, 0, false, o);
+}
+
+Request iscatter(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt,
+                 int root, const Options& o) {
+  Call c = begin(comm, Kind::scatter, dt, o);
+  check_root(c, root);
+  const size_t bb = count * c.a.esize;
+  if (c.a.rank == root) {
+    check_buf(c, sendbuf, count * c.a.size, "sendbuf");
+    if (recvbuf == IN_PLACE) recvbuf = const_cast<std::byte*>(static_cast<const std::byte*>(sendbuf) + root * bb);
+  } else if (recvbuf == IN_PLACE) {
+    throw_error(Errc::invalid_argument, "scatter: IN_PLACE is only valid at the root");
+  }
+  check_buf(c, recvbuf, count, "recvbuf");
+  c.a.root = root;
+  c.a.count = count;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, bb);
+}
+
+Request iscatterv(const Communicator& comm, const void* sendbuf, Counts sendcounts, Counts displs, void* recvbuf,
+                  size_t recvcount, Datatype dt, int root, const Options& o) {
+  Call c = begin(comm, Kind::scatterv, dt, o);
+  check_root(c, root);
+  if (c.a.rank == root) {
+    c.a.counts = check_counts(c, sendcounts, "sendcounts");
+    c.a.displs = check_counts(c, displs, "displs");
+    for (int i = 0; i < c.a.size; ++i) check_buf(c, sendbuf, c.a.counts[i], "sendbuf");
+    if (recvbuf == IN_PLACE) {
+      recvbuf = const_cast<std::byte*>(static_cast<const std::byte*>(sendbuf) + c.a.displs[root] * c.a.esize);
+      recvcount = c.a.counts[root];
+    }
+    if (recvcount != c.a.counts[root])
+      throw_error(Errc::invalid_count, "scatterv: the root receives " + std::to_string(recvcount) +
+                                           " elements but sendcounts[root] is " + std::to_string(c.a.counts[root]));
+  } else if (recvbuf == IN_PLACE) {
+    throw_error(Errc::invalid_argument, "scatterv: IN_PLACE is only valid at the root");
+  }
+  check_buf(c, recvbuf, recvcount, "recvbuf");
+  c.a.root = root;
+  c.a.count = recvcount;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, 0);
+}
+
+Request igather(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt, int root,
+                const Options& o) {
+  Call c = begin(comm, Kind::gather, dt, o);
+  check_root(c, root);
+  const size_t bb = count * c.a.esize;
+  if (c.a.rank == root) {
+    check_buf(c, recvbuf, count * c.a.size, "recvbuf");
+    if (sendbuf == IN_PLACE) sendbuf = static_cast<std::byte*>(recvbuf) + root * bb;
+  } else if (sendbuf == IN_PLACE) {
+    throw_error(Errc::invalid_argument, "gather: IN_PLACE is only valid at the root");
+  }
+  check_buf(c, sendbuf, count, "sendbuf");
+  c.a.root = root;
+  c.a.count = count;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, bb);
+}
+
+Request igatherv(const Communicator& comm, const void* sendbuf, size_t sendcount, void* recvbuf, Counts recvcounts,
+                 Counts displs, Datatype dt, int root, const Options& o) {
+  Call c = begin(comm, Kind::gatherv, dt, o);
+  check_root(c, root);
+  if (c.a.rank == root) {
+    c.a.counts = check_counts(c, recvcounts, "recvcounts");
+    c.a.displs = check_counts(c, displs, "displs");
+    for (int i = 0; i < c.a.size; ++i) check_buf(c, recvbuf, c.a.counts[i], "recvbuf");
+    if (sendbuf == IN_PLACE) {
+      sendbuf = static_cast<std::byte*>(recvbuf) + c.a.displs[root] * c.a.esize;
+      sendcount = c.a.counts[root];
+    }
+    if (sendcount != c.a.counts[root])
+      throw_error(Errc::invalid_count, "gatherv: the root sends " + std::to_string(sendcount) +
+                                           " elements but recvcounts[root] is " + std::to_string(c.a.counts[root]));
+  } else if (sendbuf == IN_PLACE) {
+    throw_error(Errc::invalid_argument, "gatherv: IN_PLACE is only valid at the root");
+  }
+  check_buf(c, sendbuf, sendcount, "sendbuf");
+  c.a.root = root;
+  c.a.count = sendcount;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, 0);
+}
+
+Request iallgather(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt,
+                   const Options& o) {
+  Call c = begin(comm, Kind::allgather, dt, o);
+  const size_t bb = count * c.a.esize;
+  check_buf(c, recvbuf, count * c.a.size, "recvbuf");
+  if (sendbuf == IN_PLACE) sendbuf = static_cast<std::byte*>(recvbuf) + c.a.rank * bb;
+  check_buf(c, sendbuf, count, "sendbuf");
+  c.a.count = count;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, bb);
+}
+
+Request iallgatherv(const Communicator& comm, const void* sendbuf, size_t sendcount, void* recvbuf,
+                    Counts recvcounts, Counts displs, Datatype dt, const Options& o) {
+  Call c = begin(comm, Kind::allgatherv, dt, o);
+  c.a.counts = check_counts(c, recvcounts, "recvcounts");
+  c.a.displs = check_counts(c, displs, "displs");
+  for (int i = 0; i < c.a.size; ++i) check_buf(c, recvbuf, c.a.counts[i], "recvbuf");
+  if (sendbuf == IN_PLACE) {
+    sendbuf = static_cast<std::byte*>(recvbuf) + c.a.displs[c.a.rank] * c.a.esize;
+    sendcount = c.a.counts[c.a.rank];
+  }
+  if (sendcount != c.a.counts[c.a.rank])
+    throw_error(Errc::invalid_count, "allgatherv: rank " + std::to_string(c.a.rank) + " sends " +
+                                         std::to_string(sendcount) + " elements but recvcounts[" +
+                                         std::to_string(c.a.rank) + "] is " + std::to_string(c.a.counts[c.a.rank]));
+  check_buf(c, sendbuf, sendcount, "sendbuf");
+  c.a.count = sendcount;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, 0);
+}
+
+namespace {
+Request reduce_scatter_common(const Communicator& comm, Kind k, const void* sendbuf, void* recvbuf,
+                              std::vector<size_t> counts, Datatype dt, const Op& op, const Options& o) {
+  Call c = begin(comm, k, dt, o);
+  op.check(dt);
+  c.a.op = op;
+  c.a.counts = check_counts(c, counts, "recvcounts");
+  c.a.displs.assign(c.a.size, 0);
+  for (int i = 1; i < c.a.size; ++i) c.a.displs[i] = c.a.displs[i - 1] + c.a.counts[i - 1];
+  const size_t total = c.a.displs.back() + c.a.counts.back();
+  check_buf(c, recvbuf, sendbuf == IN_PLACE ? total : c.a.counts[c.a.rank], "recvbuf");
+  if (sendbuf == IN_PLACE) sendbuf = private_copy(c, recvbuf, total * c.a.esize);
+  check_buf(c, sendbuf, total, "sendbuf");
+  c.a.count = c.a.counts[c.a.rank];
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, k == Kind::reduce_scatter_block ? c.a.count * c.a.esize : total * c.a.esize);
+}
+}  // namespace
+
+Request ireduce_scatter(const Communicator& comm, const void* sendbuf, void* recvbuf, Counts recvcounts,
+                        Datatype dt, const Op& op, const Options& o) {
+  return reduce_scatter_common(comm, Kind::reduce_scatter, sendbuf, recvbuf,
+                               std::vector<size_t>(recvcounts.begin(), recvcounts.end()), dt, op, o);
+}
+
+Request ireduce_scatter_block(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count,
+                              Datatype dt, const Op& op, const Options& o) {
+  const int n = comm_state(comm, "reduce_scatter_block")->size();
+  return reduce_scatter_common(comm, Kind::reduce_scatter_block, sendbuf, recvbuf, std::vector<size_t>(n, count),
+                               dt, op, o);
+}
+
+Request ialltoall(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt,
+                  const Options& o) {
+  Call c = begin(comm, Kind::alltoall, dt, o);
+  const size_t bb = count * c.a.esize;
+  check_buf(c, recvbuf, count * c.a.size, "recvbuf");
+  if (sendbuf == IN_PLACE) sendbuf = private_copy(c, recvbuf, bb * c.a.size);
+  check_buf(c, sendbuf, count * c.a.size, "sendbuf");
+  c.a.count = count;
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, bb);
+}
+
+Request ialltoallv(const Communicator& comm, const void* sendbuf, Counts sendcounts, Counts sdispls, void* recvbuf,
+                   Counts recvcounts, Counts rdispls, Datatype dt, const Options& o) {
+  Call c = begin(comm, Kind::alltoallv, dt, o);
+  c.a.rcounts = check_counts(c, recvcounts, "recvcounts");
+  c.a.rdispls = check_counts(c, rdispls, "rdispls");
+  size_t rextent = 0;
+  for (int i = 0; i < c.a.size; ++i) {
+    check_buf(c, recvbuf, c.a.rcounts[i], "recvbuf");
+    rextent = std::max(rextent, c.a.rdispls[i] + c.a.rcounts[i]);
+  }
+  if (sendbuf == IN_PLACE) {  // MPI: the send layout is the receive layout
+    sendbuf = private_copy(c, recvbuf, rextent * c.a.esize);
+    c.a.counts = c.a.rcounts;
+    c.a.displs = c.a.rdispls;
+  } else {
+    c.a.counts = check_counts(c, sendcounts, "sendcounts");
+    c.a.displs = check_counts(c, sdispls, "sdispls");
+  }
+  for (int i = 0; i < c.a.size; ++i) check_buf(c, sendbuf, c.a.counts[i], "sendbuf");
+  c.a.sendbuf = sendbuf;
+  c.a.recvbuf = recvbuf;
+  return go(c, o, 0);
+}
+
+Request start(const Communicator& comm, std::shared_ptr<Schedule> s, const std::string& label) {
+  if (!s) throw_error(Errc::invalid_argument, "coll::start: the schedule is null");
+  return launch(comm_state(comm, "coll::start"), std::move(s), static_cast<Kind>(0), label);
+}
+
+void copy(void* dst, const void* src, size_t count, Datatype dt) {
+  if (count) std::memmove(dst, src, count * datatype_size(dt));
+}
+
+void combine(void* inout, const void* in, size_t count, Datatype dt, const Op& op) {
+  op.check(dt);
+  op.apply(in, inout, count, dt);
+}
+
+}  // namespace interlace::coll

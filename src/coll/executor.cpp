@@ -1,0 +1,183 @@
+// Schedule execution: steps start when their dependencies are done; sends and
+// receives are p2p operations on internal tags, copies and reductions run inline.
+#include "coll/executor.hpp"
+
+#include <cstring>
+#include <mutex>
+#include <string>
+
+#include "interlace/core/error.hpp"
+
+namespace interlace::coll {
+
+using Guard = std::lock_guard<engine::OptionalLock>;
+using StepKind = Schedule::StepKind;
+
+int message_tag(Kind k, uint32_t seq, int sub) noexcept {
+  // bit 30 keeps clear of p2p's small internal tags; 5 bits kind, 10 bits sequence,
+  // 15 bits message index. Wrapping reuses a tag only for a pair of ranks with that
+  // many messages in flight, and even then p2p's in-order matching keeps them apart.
+  const uint32_t v = (1u << 30) | ((static_cast<uint32_t>(k) & 31u) << 25) | ((seq & 0x3ffu) << 15) |
+                     (static_cast<uint32_t>(sub) & 0x7fffu);
+  return -static_cast<int>(v);
+}
+
+std::string Run::what() const {
+  return std::string(kind_name(kind)) + " #" + std::to_string(seq) + " (" + algorithm + ")";
+}
+
+CollState& CollState::of(engine::Context& ctx) {
+  auto& slot = ctx.model_state(engine::Context::Model::coll);
+  if (!slot) {
+    auto st = std::make_shared<CollState>(ctx);
+    ctx.add_progress_hook(&CollState::hook, st.get());
+    slot = st;
+  }
+  return *static_cast<CollState*>(slot.get());
+}
+
+bool CollState::hook(void* self) {
+  auto* st = static_cast<CollState*>(self);
+  bool moved = false;
+  // advance() may finish runs; iterate over a snapshot so removal is safe.
+  for (size_t i = 0; i < st->active.size();) {
+    std::shared_ptr<Run> r = st->active[i];
+    moved |= advance(*r);
+    if (r->finished) st->active.erase(st->active.begin() + static_cast<long>(i));
+    else ++i;
+  }
+  return moved;
+}
+
+const std::shared_ptr<p2p::CommState>& comm_state(const Communicator& c, const char* op) {
+  const auto& s = p2p::CommState::of(c);
+  if (!s) throw_error(Errc::invalid_comm, std::string(op) + ": called on the null communicator");
+  if (s->rt->finalized) throw_error(Errc::finalized, std::string(op) + ": called after interlace was finalized");
+  if (s->freed) throw_error(Errc::invalid_comm, std::string(op) + ": communicator was freed");
+  return s;
+}
+
+namespace {
+
+void fail(Run& r, std::exception_ptr e) {
+  if (!r.error) r.error = e;
+  abandon(r);
+}
+
+void start_step(Run& r, size_t i) {
+  const Schedule::Step& s = r.sched->step_list()[i];
+  switch (s.kind) {
+    case StepKind::send:
+      r.reqs[i] = p2p::internal_isend(r.comm, s.src, s.bytes, Datatype::bytes, s.peer,
+                                      message_tag(r.kind, r.seq, s.sub));
+      r.state[i] = 1;
+      return;
+    case StepKind::recv:
+      r.reqs[i] = p2p::internal_irecv(r.comm, s.dst, s.bytes, Datatype::bytes, s.peer,
+                                      message_tag(r.kind, r.seq, s.sub));
+      r.state[i] = 1;
+      return;
+    case StepKind::recv_reduce:
+      r.reqs[i] = p2p::internal_irecv(r.comm, const_cast<void*>(s.src), s.bytes * r.sched->esize(),
+                                      Datatype::bytes, s.peer, message_tag(r.kind, r.seq, s.sub));
+      r.state[i] = 1;
+      return;
+    case StepKind::copy:
+      if (s.bytes && s.dst != s.src) std::memmove(s.dst, s.src, s.bytes);
+      break;
+    case StepKind::combine:
+      if (s.flag) r.sched->op().apply(s.src, s.dst, s.bytes, r.sched->dt());
+      else r.sched->op().apply_left(s.dst, s.src, s.bytes, r.sched->dt());
+      break;
+    case StepKind::join:
+      break;
+  }
+  r.state[i] = 2;
+}
+
+// A started p2p step: finished yet? Raises the p2p error or a size mismatch.
+bool finish_step(Run& r, size_t i) {
+  const Schedule::Step& s = r.sched->step_list()[i];
+  p2p::RequestImpl* impl = r.reqs[i].impl();
+  if (impl && !impl->done) return false;
+  if (impl && s.kind != StepKind::send) {
+    if (impl->status.error == Errc::ok) {
+      const size_t want = s.kind == StepKind::recv ? s.bytes : s.bytes * r.sched->esize();
+      if (impl->status.bytes != want)
+        throw_error(Errc::invalid_count, r.what() + ": rank " + std::to_string(s.peer) + " sent " +
+                                             std::to_string(impl->status.bytes) + " bytes where " +
+                                             std::to_string(want) +
+                                             " were expected (counts differ between ranks)");
+    }
+  }
+  r.reqs[i].wait();  // complete: raises the operation's error, if any
+  r.reqs[i] = interlace::Request{};
+  if (s.kind == StepKind::recv_reduce) {
+    if (s.flag) r.sched->op().apply(s.src, s.dst, s.bytes, r.sched->dt());
+    else r.sched->op().apply_left(s.dst, s.src, s.bytes, r.sched->dt());
+  }
+  r.state[i] = 2;
+  return true;
+}
+
+}  // namespace
+
+void abandon(Run& r) {
+  // Receives still posted would write into buffers the caller may free after the error.
+  for (size_t i = r.first_open; i < r.reqs.size(); ++i) {
+    if (r.state[i] != 1 || r.sched->step_list()[i].kind == StepKind::send) continue;
+    try { r.reqs[i].cancel(); } catch (...) {}
+  }
+  r.finished = true;
+}
+
+bool advance(Run& r) {
+  if (r.finished) return false;
+  bool moved = false;
+  const auto& steps = r.sched->step_list();
+  try {
+    // Dependencies point backwards, so one pass in order starts everything ready.
+    for (size_t i = r.first_open; i < steps.size(); ++i) {
+      if (r.state[i] == 0) {
+        bool ready = true;
+        for (Schedule::Id d : steps[i].deps)
+          if (d >= 0 && r.state[d] != 2) { ready = false; break; }
+        if (!ready) continue;
+        start_step(r, i);
+        moved = true;
+      }
+      if (r.state[i] == 1 && finish_step(r, i)) moved = true;
+    }
+  } catch (const Error& e) {
+    fail(r, std::make_exception_ptr(Error(e.code(), r.what() + ": " + e.what())));
+    return true;
+  } catch (...) {
+    fail(r, std::current_exception());
+    return true;
+  }
+  while (r.first_open < steps.size() && r.state[r.first_open] == 2) ++r.first_open;
+  if (r.first_open == steps.size()) r.finished = true;
+  return moved;
+}
+
+Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
+               std::string algorithm, std::vector<std::shared_ptr<void>> keep) {
+  engine::Context& ctx = *c->rt->ctx;
+  Guard g(ctx.lock());
+  CollState& st = CollState::of(ctx);
+  auto r = std::make_shared<Run>();
+  r->comm = c;
+  r->owner = &st;
+  r->kind = k;
+  r->seq = st.seq[c->id]++;
+  r->algorithm = std::move(algorithm);
+  r->state.assign(s->steps(), 0);
+  r->reqs.resize(s->steps());
+  r->sched = std::move(s);
+  r->keep = std::move(keep);
+  advance(*r);
+  if (!r->finished) st.active.push_back(r);
+  return Request(r);
+}
+
+}  // namespace interlace::coll

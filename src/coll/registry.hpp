@@ -1,0 +1,15 @@
+// Internal: the algorithm catalogue (process-wide: algorithms are code, shared by
+// every rank of the process) and the selection table.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "interlace/coll/schedule.hpp"
+
+namespace interlace::coll {
+
+// The algorithm to run. `requested` non-empty: that name (invalid_argument listing
+// the known names otherwise). A non-commutative op needs an order-keeping one.
+Algorithm choose(Kind k, size_t bytes, int comm_size, bool commutative, const std::string& requested);
+
+}  // namespace interlace::coll
