@@ -25,7 +25,10 @@
 //    the peer sent before dying is still delivered.
 //  - Speed: push/pop are inline; their fast path is a copy into (out of) a packet
 //    buffer and a pointer compare. Packets go out when full, when the count is
-//    reached or on flush(). Opening a channel allocates nothing in steady state.
+//    reached, on flush(), and whenever the rank is about to block in a push or pop
+//    (then every partly filled packet and every batch of unreturned credits of the
+//    rank goes out first, so pipelines across ranks cannot deadlock on buffering).
+//    Opening a channel allocates nothing in steady state.
 //  - One thread uses a channel at a time (channels of one rank may be used by the
 //    rank's thread; with INTERLACE_PROGRESS=thread the slow paths take the context
 //    lock). A channel must not outlive its Runtime. Destroying a channel before its
@@ -46,9 +49,18 @@ namespace interlace::stream {
 namespace detail {
 struct SendState;
 struct RecvState;
+class StreamEngine;
 
 // Element copy with a constant size for the common widths, so the runtime-typed
-// channels compile to one load and one store instead of a memcpy call.
+// channels compile to one load and one store instead of a memcpy call. GCC checks
+// every branch against the caller's object after inlining (an int meets the 8-byte
+// case) and warns about branches that the element size rules out.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 inline void copy_elem(void* dst, const void* src, uint32_t es) noexcept {
   switch (es) {
     case 4: std::memcpy(dst, src, 4); break;
@@ -58,6 +70,9 @@ inline void copy_elem(void* dst, const void* src, uint32_t es) noexcept {
     default: std::memcpy(dst, src, es); break;
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 }  // namespace detail
 
 class SendChannel {
@@ -91,7 +106,7 @@ class SendChannel {
 
  private:
   template <class T> friend class Sender;
-  friend struct detail::SendState;
+  friend class detail::StreamEngine;  // sends partly filled packets before a rank blocks
   void make_room();    // out of line: waits for credits, or raises past count
   void packet_done();  // out of line: sends the full packet, opens the next window
   void take(SendChannel& o) noexcept;
@@ -119,6 +134,7 @@ class RecvChannel {
     if (cur_ == end_) [[unlikely]] refill();
     detail::copy_elem(elem, cur_, esz_);
     cur_ += esz_;
+    if (cur_ == end_) [[unlikely]] packet_read();
   }
   void pop_n(void* elems, size_t n);
 
@@ -130,7 +146,8 @@ class RecvChannel {
 
  private:
   template <class T> friend class Receiver;
-  void refill();  // out of line: releases the read packet, waits for the next
+  void refill();       // out of line: waits for the next packet, or raises past count
+  void packet_read();  // out of line: releases the read packet (returns credits)
   void take(RecvChannel& o) noexcept;
   void release() noexcept;
 
@@ -177,6 +194,7 @@ class Receiver {
     T v;
     std::memcpy(&v, ch_.cur_, sizeof(T));
     ch_.cur_ += sizeof(T);
+    if (ch_.cur_ == ch_.end_) [[unlikely]] ch_.packet_read();
     return v;
   }
   void pop_n(std::span<T> v) { ch_.pop_n(v.data(), v.size()); }
