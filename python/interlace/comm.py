@@ -20,6 +20,7 @@ import threading
 
 from . import _core
 from ._core import ANY_SOURCE, ANY_TAG, PROC_NULL, TAG_UB, UNDEFINED, Datatype, Request, Status
+from .coll import CollectivesMixin
 from .errors import FinalizedError
 
 __all__ = [
@@ -150,7 +151,7 @@ class _ObjectRecv(Request):
     Cancel = cancel
 
 
-class Comm(_core.Comm):
+class Comm(CollectivesMixin, _core.Comm):
     """A communicator. Capitalised methods move buffers (NumPy arrays, bytes,
     bytearray, memoryview, or ``[buf, datatype]`` / ``[buf, count, datatype]``
     lists) without copying; lowercase methods move picklable objects."""
