@@ -1,7 +1,7 @@
 """The `interlace` command:
 
   interlace run [-n N] [options] PROGRAM [ARGS] [: -n M PROGRAM2 ...]
-  interlace info
+  interlace info [--collectives]
   interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix
 """
 from __future__ import annotations
@@ -35,6 +35,10 @@ def cmd_run(argv: list[str]) -> int:
 
 
 def cmd_info(argv: list[str]) -> int:
+    if argv == ["--collectives"]:  # collective algorithms and selection rules (docs/collectives.md)
+        from . import _core
+        print(_core.coll_describe(), end="")
+        return 0
     if argv:
         print(f"interlace info: takes no arguments, got {' '.join(argv)!r}", file=sys.stderr)
         return 2
