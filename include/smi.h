@@ -141,7 +141,16 @@ const char* SMI_Type_name(SMI_Datatype type);
 void interlace_smi_push_slow(SMI_Channel* chan, const void* data, int flush);
 void interlace_smi_pop_slow(SMI_Channel* chan, void* data);
 
-/* Constant sizes for the common widths: one load and one store, no memcpy call. */
+/* Constant sizes for the common widths: one load and one store, no memcpy call.
+ * GCC cannot see that `size` matches the caller's object and would warn about the
+ * wider cases at every call site. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpragmas"
+#pragma GCC diagnostic ignored "-Warray-bounds"
+#pragma GCC diagnostic ignored "-Wstringop-overflow"
+#pragma GCC diagnostic ignored "-Wstringop-overread"
+#endif
 static inline void interlace_smi_copy(void* dst, const void* src, uint32_t size) {
   switch (size) {
     case 4: memcpy(dst, src, 4); break;
@@ -151,6 +160,9 @@ static inline void interlace_smi_copy(void* dst, const void* src, uint32_t size)
     default: memcpy(dst, src, size); break;
   }
 }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 static inline void SMI_Push(SMI_Channel* chan, const void* data) {
   if (chan->push_left != 0) {
