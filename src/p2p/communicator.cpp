@@ -85,7 +85,6 @@ Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t
   if (eng.ctx().peer_lost(w))
     throw_error(Errc::lost_peer, std::string(op) + ": destination rank " + str(dest) + " is lost");
   RequestImpl* r = eng.new_request(RequestImpl::Op::send);
-  r->comm = sp;
   r->comm_id = c.id;
   r->peer = w;
   r->tag = tag;
@@ -143,7 +142,21 @@ Status internal_probe(const CommState& c, int source, int tag) {
 }  // namespace p2p
 
 void Communicator::send(const void* buf, size_t count, Datatype dt, int dest, int tag) const {
-  state();
+  CommState& c = state();
+  p2p::P2pEngine& eng = *c.rt->p2p;
+  // Eager sends complete at once: skip the request.
+  if (!c.rt->finalized && !c.freed && tag >= 0 && dest >= 0 && dest < c.size() &&
+      static_cast<unsigned>(dt) < static_cast<unsigned>(kDatatypeCount)) {
+    const size_t bytes = count * datatype_size(dt);
+    if ((buf || count == 0) && count < (size_t(1) << 40) && bytes <= eng.eager_max()) {
+      Guard g(eng.ctx().lock());
+      Errc rc = eng.send_eager(c.id, c.world_of[dest], tag, buf, bytes);
+      if (rc == Errc::ok) return;
+      if (rc == Errc::lost_peer)
+        throw_error(rc, "send: destination rank " + str(dest) + " is lost");
+      throw_error(rc, "send to rank " + str(dest) + " failed");
+    }
+  }
   start_send(state_, buf, count, dt, dest, tag, false, "send").wait();
 }
 

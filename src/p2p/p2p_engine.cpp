@@ -16,7 +16,8 @@ namespace {
 constexpr size_t kChunkBytes = 1 << 20;
 }  // namespace
 
-P2pEngine::P2pEngine(engine::Context& ctx) : ctx_(ctx) {
+P2pEngine::P2pEngine(engine::Context& ctx)
+    : ctx_(ctx), eager_max_(std::min(ctx.config().eager_limit, ctx.fabric().max_payload())) {
   ctx.set_handler(fabric::kKindP2pEager, &P2pEngine::on_eager, this);
   ctx.set_handler(fabric::kKindP2pRts, &P2pEngine::on_rts, this);
   ctx.set_handler(fabric::kKindP2pCts, &P2pEngine::on_cts, this);
@@ -98,8 +99,7 @@ void P2pEngine::start_send(RequestImpl* r, bool sync) {
   FrameHeader h;
   h.comm = r->comm_id;
   h.tag = r->tag;
-  const size_t eager_max = std::min(ctx_.config().eager_limit, ctx_.fabric().max_payload());
-  if (!sync && r->bytes <= eager_max) {
+  if (!sync && r->bytes <= eager_max_) {
     h.kind = fabric::kKindP2pEager;
     complete(r, ctx_.send_frame(r->peer, h, r->sbuf, r->bytes));
     return;
@@ -227,7 +227,7 @@ void P2pEngine::on_eager(void* self, const FrameHeader& h, const std::byte* p) {
   for (auto it = q.posted.begin(); it != q.posted.end(); ++it) {
     RequestImpl* r = *it;
     if (!matches(r, src, h.tag)) continue;
-    q.posted.erase(it);
+    if (it == q.posted.begin()) q.posted.pop_front(); else q.posted.erase(it);
     e->deliver_eager(r, src, h.tag, p, h.len);
     e->release(r);
     return;

@@ -109,6 +109,16 @@ class P2pEngine {
 
   // Start operations. peer/source are world ranks (source may be ANY_SOURCE).
   void start_send(RequestImpl* r, bool sync);
+  // One eager frame, no request (blocking sends of small messages).
+  size_t eager_max() const { return eager_max_; }
+  Errc send_eager(uint64_t comm, int peer_world, int tag, const void* buf, size_t bytes) {
+    if (ctx_.peer_lost(peer_world)) return Errc::lost_peer;
+    fabric::FrameHeader h;
+    h.kind = fabric::kKindP2pEager;
+    h.comm = comm;
+    h.tag = tag;
+    return ctx_.send_frame(peer_world, h, buf, bytes);
+  }
   void start_recv(RequestImpl* r);
   // Finds an arrived message matching (comm, source, tag); fills status.
   bool probe(const CommState& c, int source_world, int tag, Status* st);
@@ -139,6 +149,7 @@ class P2pEngine {
   bool all_others_lost(const CommState& c) const;
 
   engine::Context& ctx_;
+  size_t eager_max_ = 0;
   std::unordered_map<uint64_t, CommQueues> queues_;
   uint64_t last_comm_ = ~0ull;
   CommQueues* last_queues_ = nullptr;
