@@ -15,6 +15,7 @@ try:
     from .errors import *  # noqa: F403  Error, LostPeerError, ... (p2p)
     from .comm import *  # noqa: F403  init, finalize, Comm, Request, Status, ANY_SOURCE, ...
     from .coll import *  # noqa: F403  IN_PLACE, SUM, ..., Op (collective methods live on Comm)
+    from . import stream  # noqa: F401  interlace.stream.SendChannel / RecvChannel (SMI)
 except ModuleNotFoundError as _e:
     if _e.name != __name__ + "._core":
         raise

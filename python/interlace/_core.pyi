@@ -289,3 +289,48 @@ class TcpStoreServer:
     def __enter__(self) -> TcpStoreServer: ...
 
     def __exit__(self, *args) -> None: ...
+
+# -- streaming channels (python/src/bind_stream.cpp; interlace/stream.py) --
+
+DEFAULT_DEGREE_BYTES: int
+"""Default asynchronicity degree in bytes: degree = DEFAULT_DEGREE_BYTES // element size."""
+
+class SendChannel:
+    """Sending end of a streaming channel (SMI)."""
+
+    def __init__(self, comm: Comm, dest: int, port: int, count: int, dtype: DatatypeLike,
+                 degree: int | None = None) -> None: ...
+    def push(self, value: int | float) -> None:
+        """Pushes one element; blocks (GIL released) only when out of credits."""
+    def push_n(self, buf: Any) -> None:
+        """Pushes every element of a buffer of the channel's type (GIL released)."""
+    def flush(self) -> None:
+        """Sends the partly filled packet now."""
+    @property
+    def count(self) -> int: ...
+    @property
+    def remaining(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def eager(self) -> bool: ...
+    @property
+    def dtype(self) -> Datatype: ...
+
+class RecvChannel:
+    """Receiving end of a streaming channel (SMI)."""
+
+    def __init__(self, comm: Comm, source: int, port: int, count: int, dtype: DatatypeLike,
+                 degree: int | None = None) -> None: ...
+    def pop(self) -> int | float:
+        """Pops one element; blocks (GIL released) until it has arrived."""
+    def pop_into(self, buf: Any) -> None:
+        """Fills a writable buffer of the channel's type (GIL released)."""
+    @property
+    def count(self) -> int: ...
+    @property
+    def remaining(self) -> int: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def dtype(self) -> Datatype: ...
