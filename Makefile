@@ -101,6 +101,8 @@ demo: build install
 	  set -x; $(INTERLACE) run -n 4 --tag-output $(PYTHON) -c \
 	    'import os; print("hello from rank", os.environ["INTERLACE_RANK"], "of", os.environ["INTERLACE_SIZE"])'; \
 	fi
+	@# SMI streaming: the 2D Jacobi stencil on 2x2 ranks, checked against one rank.
+	@set -x; $(INTERLACE) run -n 4 $(BUILD)/examples/c/stencil 512 512 100 2 2
 
 bench: build
 	@if [ -f bench/run.sh ]; then bash bench/run.sh; else echo "bench: bench/run.sh not there yet"; fi
