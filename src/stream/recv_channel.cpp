@@ -147,7 +147,44 @@ void RecvChannel::pop_n(void* elems, size_t n) {
                                          " elements exceeds the " + std::to_string(left) +
                                          " left of the count " + std::to_string(st_->count));
   std::byte* p = static_cast<std::byte*>(elems);
+  RecvState& r = *st_;
+  engine::Context& ctx = r.eng->ctx();
   while (n > 0) {
+    if (cur_ == end_ && n * esz_ >= detail::kDirectMinBytes) {
+      // Nothing buffered: post our buffer so arriving frames are copied once, into it.
+      bool posted = false;
+      {
+        Guard g(ctx.lock());
+        if (!r.cur && r.queue.empty() && r.err == Errc::ok) {
+          r.direct = p;
+          r.direct_left = n * esz_;
+          posted = true;
+        }
+      }
+      if (posted) {
+        r.eng->flush_all();
+        if (r.peer != ctx.rank()) {
+          Guard g(ctx.lock());
+          ctx.watch_peer(r.peer);
+        }
+        ctx.wait_until([&] {
+          return r.direct_left == 0 || !r.queue.empty() || r.err != Errc::ok || ctx.peer_lost(r.peer);
+        });
+        Guard g(ctx.lock());
+        const size_t got = n * esz_ - r.direct_left;
+        r.direct = nullptr;
+        r.direct_left = 0;
+        p += got;
+        n -= got / esz_;
+        if (n == 0) break;
+        if (r.err != Errc::ok) throw_error(r.err, r.msg);
+        if (r.queue.empty() && ctx.peer_lost(r.peer))
+          throw_error(Errc::lost_peer, where(r) + ": rank " + std::to_string(r.peer_rank) +
+                                           " is lost (" + std::to_string(r.consumed) + " of " +
+                                           std::to_string(r.count) + " elements received)");
+        if (r.queue.empty()) continue;
+      }
+    }
     if (cur_ == end_) refill();
     const size_t m = std::min(n, static_cast<size_t>(end_ - cur_) / esz_);
     std::memcpy(p, cur_, m * esz_);

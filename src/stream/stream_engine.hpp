@@ -27,6 +27,8 @@ inline constexpr uint8_t kCreditInitial = 1;
 inline constexpr size_t kElemPacketBytes = 32 * 1024;
 // push_n sends straight from the caller's memory in frames of up to this size.
 inline constexpr size_t kBulkFrameBytes = 1 << 20;
+// A pop_n waiting for at least this much lets arriving frames land in its buffer.
+inline constexpr size_t kDirectMinBytes = 4096;
 
 struct Packet {
   Packet* next = nullptr;
@@ -112,6 +114,8 @@ struct RecvState : Endpoint {
   bool sender_eager = false;
   uint64_t unreturned = 0;
   uint64_t threshold = 1;  // credit batch
+  std::byte* direct = nullptr;  // a waiting pop_n's buffer: frames land here
+  size_t direct_left = 0;       // bytes
 };
 
 struct EarlyCredit { uint32_t seq; uint8_t flags, dtype; uint64_t count, credits; };
