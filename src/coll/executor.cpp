@@ -131,6 +131,33 @@ void abandon(Run& r) {
   r.finished = true;
 }
 
+// A started receive whose message arrived under another collective kind: the peer
+// called a different collective as its call number `seq` on this communicator.
+bool check_mismatch(Run& r) {
+  const auto& steps = r.sched->step_list();
+  p2p::P2pEngine& eng = *r.comm->rt->p2p;
+  for (size_t i = r.first_open; i < steps.size(); ++i) {
+    const Schedule::Step& s = steps[i];
+    if (r.state[i] != 1 || s.kind == Schedule::StepKind::send) continue;
+    const int w = r.comm->world_of[s.peer];
+    for (int k = 0; k < kKindCount; ++k) {
+      if (k == static_cast<int>(r.kind)) continue;
+      Status st;
+      if (eng.probe(*r.comm, w, message_tag(static_cast<Kind>(k), r.seq, s.sub), &st)) {
+        r.error = std::make_exception_ptr(Error(
+            Errc::protocol, "collective mismatch: this rank called " + r.what() + " but rank " +
+                                std::to_string(s.peer) + " called " +
+                                std::string(kind_name(static_cast<Kind>(k))) +
+                                " as its collective #" + std::to_string(r.seq) +
+                                " on this communicator"));
+        abandon(r);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
 bool advance(Run& r) {
   if (r.finished) return false;
   bool moved = false;
@@ -149,6 +176,8 @@ bool advance(Run& r) {
       if (r.state[i] == 1 && finish_step(r, i)) moved = true;
     }
   } catch (const Error& e) {
+    // A peer that called another collective and then finished looks lost: say why.
+    if (check_mismatch(r)) return true;
     fail(r, std::make_exception_ptr(Error(e.code(), r.what() + ": " + e.what())));
     return true;
   } catch (...) {

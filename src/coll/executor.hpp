@@ -52,6 +52,9 @@ Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedul
 bool advance(Run& r);
 // Ends a failed run: cancels its posted receives and marks it finished.
 void abandon(Run& r);
+// A posted receive whose message came under another collective kind: fails the run
+// with Errc::protocol naming both collectives; true if so.
+bool check_mismatch(Run& r);
 
 const std::shared_ptr<p2p::CommState>& comm_state(const Communicator& c, const char* op);
 

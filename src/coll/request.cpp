@@ -12,36 +12,6 @@ namespace interlace::coll {
 
 using Guard = std::lock_guard<engine::OptionalLock>;
 
-namespace {
-
-// A started receive whose message arrived under another collective kind: the peer
-// called a different collective as its call number `seq` on this communicator.
-void check_mismatch(Run& r) {
-  const auto& steps = r.sched->step_list();
-  p2p::P2pEngine& eng = *r.comm->rt->p2p;
-  for (size_t i = r.first_open; i < steps.size(); ++i) {
-    const Schedule::Step& s = steps[i];
-    if (r.state[i] != 1 || s.kind == Schedule::StepKind::send) continue;
-    const int w = r.comm->world_of[s.peer];
-    for (int k = 0; k < kKindCount; ++k) {
-      if (k == static_cast<int>(r.kind)) continue;
-      Status st;
-      if (eng.probe(*r.comm, w, message_tag(static_cast<Kind>(k), r.seq, s.sub), &st)) {
-        r.error = std::make_exception_ptr(Error(
-            Errc::protocol, "collective mismatch: this rank called " + r.what() + " but rank " +
-                                std::to_string(s.peer) + " called " +
-                                std::string(kind_name(static_cast<Kind>(k))) +
-                                " as its collective #" + std::to_string(r.seq) +
-                                " on this communicator"));
-        abandon(r);
-        return;
-      }
-    }
-  }
-}
-
-}  // namespace
-
 void Request::wait() {
   if (!run_) return;
   Run& r = *run_;
@@ -54,7 +24,7 @@ void Request::wait() {
         [&] {
           Guard g(ctx.lock());
           advance(r);
-          if (!r.finished && now_ns() - last_check > 20'000'000) {
+          if (!r.finished && now_ns() - last_check > 2'000'000) {
             last_check = now_ns();
             check_mismatch(r);
           }

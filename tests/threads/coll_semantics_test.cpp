@@ -133,11 +133,12 @@ TEST(CollSemantics, CustomScheduleFromPrimitives) {
 
 TEST(CollSemantics, SelectionTableAndOverrides) {
   EXPECT_EQ(coll::select(Kind::allreduce, 8, 4), "recursive_doubling");
-  EXPECT_EQ(coll::select(Kind::allreduce, 16 << 20, 4), "ring");
+  EXPECT_EQ(coll::select(Kind::allreduce, 16 << 20, 2), "ring");
+  EXPECT_EQ(coll::select(Kind::allreduce, 16 << 20, 4), "rabenseifner");
   setenv("INTERLACE_COLL", "allreduce:0-4k:@ring#allreduce:4k-inf:2-3:@rabenseifner", 1);
   EXPECT_EQ(coll::select(Kind::allreduce, 8, 4), "ring");
   EXPECT_EQ(coll::select(Kind::allreduce, 1 << 20, 3), "rabenseifner");
-  EXPECT_EQ(coll::select(Kind::allreduce, 16 << 20, 8), "ring");  // falls through to the defaults
+  EXPECT_EQ(coll::select(Kind::allreduce, 16 << 20, 8), "rabenseifner");  // falls through to the defaults
   EXPECT_NE(coll::describe().find("INTERLACE_COLL  allreduce:0-4k"), std::string::npos);
   setenv("INTERLACE_COLL", "allreduce:0-4k:@nosuch", 1);
   try {
@@ -189,17 +190,23 @@ TEST(CollSemantics, CountMismatchIsAnError) {
 
 TEST(CollSemantics, DifferentCollectivesAreDetected) {
   std::string err;
-  try {
-    run_ranks_as_threads(2, [](Runtime& rt) {
-      Communicator w = rt.world();
-      int x = 1, y = 0;
-      if (w.rank() == 0) coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum);
-      else coll::bcast(w, &x, 1, Datatype::int32, 1);
-    });
-  } catch (const Error& e) {
-    err = e.what();
-  }
+  run_ranks_as_threads(2, [&](Runtime& rt) {
+    Communicator w = rt.world();
+    int x = 1, y = 0;
+    if (w.rank() == 0) {
+      try {
+        coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum);
+      } catch (const Error& e) {
+        err = e.what();
+      }
+      w.send(&x, 1, Datatype::int32, 1, 0);  // rank 1 stays until rank 0 has its answer
+    } else {
+      coll::bcast(w, &x, 1, Datatype::int32, 1);
+      w.recv(&y, 1, Datatype::int32, 0, 0);
+    }
+  });
   EXPECT_NE(err.find("collective mismatch"), std::string::npos) << err;
+  EXPECT_NE(err.find("bcast"), std::string::npos) << err;
 }
 
 }  // namespace
