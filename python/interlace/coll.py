@@ -120,21 +120,26 @@ def _vspec(spec, what):
 
 
 def _check_root(comm, root):
-    if not isinstance(root, int) or isinstance(root, bool):
+    if isinstance(root, bool):
         raise TypeError(f"root must be an int, got {root!r}")
+    try:
+        root = operator.index(root)
+    except TypeError:
+        raise TypeError(f"root must be an int, got {root!r}") from None
     if root < 0 or root >= comm.size:
         raise ValueError(f"root {root} is out of range for a communicator of size {comm.size}")
+    return root
 
 
 class CollectivesMixin:
     """Collective methods for :class:`interlace.Comm` (needs ``size``/``rank``)."""
 
     def _coll(self, kind, sendbuf=None, recvbuf=None, op=None, root=0, algorithm="", nb=False,
-              sc=(), sd=(), rc=(), rd=()):
+              sc=(), sd=(), rc=(), rd=(), compression=""):
         if op is not None:
             op = _native_op(op)
         return _core.coll_start(self, kind, sendbuf, recvbuf, op, root, algorithm or "", nb,
-                                list(sc), list(sd), list(rc), list(rd), IN_PLACE)
+                                list(sc), list(sd), list(rc), list(rd), IN_PLACE, compression or "")
 
     # -- buffers ------------------------------------------------------------------
     def Barrier(self, *, algorithm: str = ""):
@@ -143,27 +148,28 @@ class CollectivesMixin:
     def Ibarrier(self, *, algorithm: str = ""):
         return self._coll("barrier", algorithm=algorithm, nb=True)
 
-    def Bcast(self, buf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
-        self._coll("bcast", None, buf, root=root, algorithm=algorithm)
+    # compression="fp16"/"bf16": float32/float64 data travels as 16-bit floats (lossy).
+    def Bcast(self, buf, root: int = 0, *, algorithm: str = "", compression: str = ""):
+        root = _check_root(self, root)
+        self._coll("bcast", None, buf, root=root, algorithm=algorithm, compression=compression)
 
-    def Ibcast(self, buf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
-        return self._coll("bcast", None, buf, root=root, algorithm=algorithm, nb=True)
+    def Ibcast(self, buf, root: int = 0, *, algorithm: str = "", compression: str = ""):
+        root = _check_root(self, root)
+        return self._coll("bcast", None, buf, root=root, algorithm=algorithm, nb=True, compression=compression)
 
-    def Reduce(self, sendbuf, recvbuf, op=SUM, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
-        self._coll("reduce", sendbuf, recvbuf, op, root, algorithm)
+    def Reduce(self, sendbuf, recvbuf, op=SUM, root: int = 0, *, algorithm: str = "", compression: str = ""):
+        root = _check_root(self, root)
+        self._coll("reduce", sendbuf, recvbuf, op, root, algorithm, compression=compression)
 
-    def Ireduce(self, sendbuf, recvbuf, op=SUM, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
-        return self._coll("reduce", sendbuf, recvbuf, op, root, algorithm, True)
+    def Ireduce(self, sendbuf, recvbuf, op=SUM, root: int = 0, *, algorithm: str = "", compression: str = ""):
+        root = _check_root(self, root)
+        return self._coll("reduce", sendbuf, recvbuf, op, root, algorithm, True, compression=compression)
 
-    def Allreduce(self, sendbuf, recvbuf, op=SUM, *, algorithm: str = ""):
-        self._coll("allreduce", sendbuf, recvbuf, op, 0, algorithm)
+    def Allreduce(self, sendbuf, recvbuf, op=SUM, *, algorithm: str = "", compression: str = ""):
+        self._coll("allreduce", sendbuf, recvbuf, op, 0, algorithm, compression=compression)
 
-    def Iallreduce(self, sendbuf, recvbuf, op=SUM, *, algorithm: str = ""):
-        return self._coll("allreduce", sendbuf, recvbuf, op, 0, algorithm, True)
+    def Iallreduce(self, sendbuf, recvbuf, op=SUM, *, algorithm: str = "", compression: str = ""):
+        return self._coll("allreduce", sendbuf, recvbuf, op, 0, algorithm, True, compression=compression)
 
     def Scan(self, sendbuf, recvbuf, op=SUM, *, algorithm: str = ""):
         self._coll("scan", sendbuf, recvbuf, op, 0, algorithm)
@@ -178,19 +184,19 @@ class CollectivesMixin:
         return self._coll("exscan", sendbuf, recvbuf, op, 0, algorithm, True)
 
     def Gather(self, sendbuf, recvbuf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
+        root = _check_root(self, root)
         self._coll("gather", sendbuf, recvbuf, root=root, algorithm=algorithm)
 
     def Igather(self, sendbuf, recvbuf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
+        root = _check_root(self, root)
         return self._coll("gather", sendbuf, recvbuf, root=root, algorithm=algorithm, nb=True)
 
     def Scatter(self, sendbuf, recvbuf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
+        root = _check_root(self, root)
         self._coll("scatter", sendbuf, recvbuf, root=root, algorithm=algorithm)
 
     def Iscatter(self, sendbuf, recvbuf, root: int = 0, *, algorithm: str = ""):
-        _check_root(self, root)
+        root = _check_root(self, root)
         return self._coll("scatter", sendbuf, recvbuf, root=root, algorithm=algorithm, nb=True)
 
     def Allgather(self, sendbuf, recvbuf, *, algorithm: str = ""):
@@ -225,7 +231,7 @@ class CollectivesMixin:
 
     def _gv(self, kind, sendbuf, recvbuf, root, algorithm, nb):
         if kind == "gatherv":
-            _check_root(self, root)
+            root = _check_root(self, root)
         if kind == "gatherv" and self.rank != root:
             buf, rc, rd = None, [0] * self.size, [0] * self.size
         else:
@@ -245,7 +251,7 @@ class CollectivesMixin:
         return self._gv("allgatherv", sendbuf, recvbuf, 0, algorithm, True)
 
     def _sv(self, sendbuf, recvbuf, root, algorithm, nb):
-        _check_root(self, root)
+        root = _check_root(self, root)
         if self.rank == root:
             buf, sc, sd = _vspec(sendbuf, "sendbuf")
         else:
@@ -282,7 +288,7 @@ class CollectivesMixin:
 
     def bcast(self, obj=None, root: int = 0, *, algorithm: str = ""):
         import array
-        _check_root(self, root)
+        root = _check_root(self, root)
         data = pickle.dumps(obj, protocol=5) if self.rank == root else b""
         n = array.array("q", [len(data)])
         self.Bcast(n, root)
@@ -303,7 +309,7 @@ class CollectivesMixin:
 
     def gather(self, obj, root: int = 0, *, algorithm: str = ""):
         import array
-        _check_root(self, root)
+        root = _check_root(self, root)
         data = pickle.dumps(obj, protocol=5)
         sizes = array.array("q", [0] * self.size)
         self.Gather(array.array("q", [len(data)]), sizes, root)
@@ -320,7 +326,7 @@ class CollectivesMixin:
 
     def scatter(self, objs=None, root: int = 0, *, algorithm: str = ""):
         import array
-        _check_root(self, root)
+        root = _check_root(self, root)
         n = array.array("q", [0])
         if self.rank == root:
             if objs is None or len(objs) != self.size:

@@ -146,11 +146,11 @@ nb::object coll_start(const Communicator& c, const std::string& kind, nb::handle
                       nb::handle op_h, long long root_ll, const std::string& algorithm, bool nonblocking,
                       const std::vector<long long>& sc_in, const std::vector<long long>& sd_in,
                       const std::vector<long long>& rc_in, const std::vector<long long>& rd_in,
-                      nb::handle in_place) {
+                      nb::handle in_place, const std::string& compression) {
   auto k = coll::kind_from_name(kind);
   if (!k) throw nb::value_error(("unknown collective " + kind).c_str());
   const int root = int_arg(root_ll, "root");
-  coll::Options o{algorithm};
+  coll::Options o{algorithm, 0, compression};
   Bufs b = buffers(sendbuf, recvbuf, in_place);
   const int n = c.size(), me = c.rank();
   const bool at_root = me == root;
@@ -286,7 +286,7 @@ void bind_coll(nb::module_& m) {
   m.def("coll_start", &coll_start, nb::arg("comm"), nb::arg("kind"), nb::arg("sendbuf").none(),
         nb::arg("recvbuf").none(), nb::arg("op").none(), nb::arg("root"), nb::arg("algorithm"),
         nb::arg("nonblocking"), nb::arg("sendcounts"), nb::arg("sdispls"), nb::arg("recvcounts"),
-        nb::arg("rdispls"), nb::arg("in_place").none(),
+        nb::arg("rdispls"), nb::arg("in_place").none(), nb::arg("compression") = "",
         "Starts the buffer collective `kind` (interlace/coll.py builds the arguments).");
   m.def("coll_describe", &coll::describe, "Collective algorithms and the selection rules in effect.");
   m.def("coll_algorithms", [](const std::string& kind) {

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <string>
 
+#include "coll/compression.hpp"
 #include "coll/executor.hpp"
 #include "coll/registry.hpp"
 #include "interlace/coll/coll.hpp"
@@ -70,6 +71,7 @@ const void* private_copy(Call& c, const void* src, size_t bytes) {
 Request go(Call& c, const Options& o, size_t sel_bytes) {
   const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm);
   auto s = std::make_shared<Schedule>(c.a.dt, c.a.op);
+  if (!o.compression.empty()) s->set_compressor(find_compressor(o.compression, c.a.dt, c.name));
   alg.build(c.a, *s);
   return launch(*c.comm, std::move(s), c.a.kind, alg.name, std::move(c.keep));
 }

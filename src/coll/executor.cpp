@@ -64,24 +64,51 @@ void fail(Run& r, std::exception_ptr e) {
   abandon(r);
 }
 
+// With a compressor, messages of whole elements travel as `wire` elements through a
+// per-step buffer; returns the element count (0 when uncompressed).
+size_t wire_elems(const Run& r, const Schedule::Step& s) {
+  const Compressor* z = r.sched->compressor();
+  if (!z) return 0;
+  const size_t es = r.sched->esize();
+  if (s.kind == StepKind::recv_reduce) return s.bytes;
+  return s.bytes % es == 0 ? s.bytes / es : 0;
+}
+
+std::byte* wire_buffer(Run& r, size_t i, size_t bytes) {
+  if (r.wire.size() < r.state.size()) r.wire.resize(r.state.size());
+  r.wire[i].reset(new std::byte[bytes ? bytes : 1]);
+  return r.wire[i].get();
+}
+
 void start_step(Run& r, size_t i) {
   const Schedule::Step& s = r.sched->step_list()[i];
+  const int tag = message_tag(r.kind, r.seq, s.sub);
+  const size_t wn = wire_elems(r, s);
+  const Compressor* z = r.sched->compressor();
+  const size_t wbytes = z ? wn * datatype_size(z->wire) : 0;
   switch (s.kind) {
     case StepKind::send:
-      r.reqs[i] = p2p::internal_isend(r.comm, s.src, s.bytes, Datatype::bytes, s.peer,
-                                      message_tag(r.kind, r.seq, s.sub));
+      if (wn) {
+        std::byte* w = wire_buffer(r, i, wbytes);
+        z->compress(s.src, w, wn, r.sched->dt());
+        r.reqs[i] = p2p::internal_isend(r.comm, w, wbytes, Datatype::bytes, s.peer, tag);
+      } else {
+        r.reqs[i] = p2p::internal_isend(r.comm, s.src, s.bytes, Datatype::bytes, s.peer, tag);
+      }
       r.state[i] = 1;
       return;
     case StepKind::recv:
-      r.reqs[i] = p2p::internal_irecv(r.comm, s.dst, s.bytes, Datatype::bytes, s.peer,
-                                      message_tag(r.kind, r.seq, s.sub));
+    case StepKind::recv_reduce: {
+      void* dst = s.kind == StepKind::recv ? s.dst : const_cast<void*>(s.src);
+      size_t bytes = s.kind == StepKind::recv ? s.bytes : s.bytes * r.sched->esize();
+      if (wn) {
+        dst = wire_buffer(r, i, wbytes);
+        bytes = wbytes;
+      }
+      r.reqs[i] = p2p::internal_irecv(r.comm, dst, bytes, Datatype::bytes, s.peer, tag);
       r.state[i] = 1;
       return;
-    case StepKind::recv_reduce:
-      r.reqs[i] = p2p::internal_irecv(r.comm, const_cast<void*>(s.src), s.bytes * r.sched->esize(),
-                                      Datatype::bytes, s.peer, message_tag(r.kind, r.seq, s.sub));
-      r.state[i] = 1;
-      return;
+    }
     case StepKind::copy:
       if (s.bytes && s.dst != s.src) std::memmove(s.dst, s.src, s.bytes);
       break;
@@ -102,7 +129,9 @@ bool finish_step(Run& r, size_t i) {
   if (impl && !impl->done) return false;
   if (impl && s.kind != StepKind::send) {
     if (impl->status.error == Errc::ok) {
-      const size_t want = s.kind == StepKind::recv ? s.bytes : s.bytes * r.sched->esize();
+      const size_t wn = wire_elems(r, s);
+      const size_t want = wn ? wn * datatype_size(r.sched->compressor()->wire)
+                             : s.kind == StepKind::recv ? s.bytes : s.bytes * r.sched->esize();
       if (impl->status.bytes != want)
         throw_error(Errc::invalid_count, r.what() + ": rank " + std::to_string(s.peer) + " sent " +
                                              std::to_string(impl->status.bytes) + " bytes where " +
@@ -112,6 +141,13 @@ bool finish_step(Run& r, size_t i) {
   }
   r.reqs[i].wait();  // complete: raises the operation's error, if any
   r.reqs[i] = interlace::Request{};
+  if (s.kind != StepKind::send) {
+    if (const size_t wn = wire_elems(r, s)) {
+      void* dst = s.kind == StepKind::recv ? s.dst : const_cast<void*>(s.src);
+      r.sched->compressor()->decompress(r.wire[i].get(), dst, wn, r.sched->dt());
+    }
+  }
+  if (i < r.wire.size()) r.wire[i].reset();
   if (s.kind == StepKind::recv_reduce) {
     if (s.flag) r.sched->op().apply(s.src, s.dst, s.bytes, r.sched->dt());
     else r.sched->op().apply_left(s.dst, s.src, s.bytes, r.sched->dt());

@@ -25,6 +25,7 @@ struct Run {
   std::string algorithm;
   std::vector<uint8_t> state;  // per step: 0 waiting, 1 started, 2 done
   std::vector<interlace::Request> reqs;
+  std::vector<std::unique_ptr<std::byte[]>> wire;  // compressed messages in flight
   size_t first_open = 0;
   bool finished = false;
   std::exception_ptr error;

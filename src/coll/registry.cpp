@@ -273,6 +273,9 @@ std::string describe() {
     o << "  default         " << kind_name(rule.kind) << ":" << range(rule.lo, rule.hi) << ":" << rule.nlo
       << "-" << (rule.nhi >= (1 << 30) ? std::string("inf") : std::to_string(rule.nhi)) << ":@"
       << rule.algorithm << "\n";
+  o << "compression plugins (Options::compression, compression=):";
+  for (const std::string& z : compressor_names()) o << " " << z;
+  o << "\n";
   return o.str();
 }
 

@@ -149,6 +149,15 @@ PROGRAM = textwrap.dedent('''
     z = np.zeros(1, np.int64)
     c.Allreduce(np.array([r + 1], np.int64), z, op=cat)
     assert z[0] == int("".join(str(i + 1) for i in range(n))), z
+    f = np.full(1000, 0.25 * (r + 1), np.float32); fo = np.zeros_like(f)
+    c.Allreduce(f, fo, compression="fp16")
+    assert np.allclose(fo, 0.25 * n * (n + 1) / 2, rtol=1e-2)
+    raises_ok = False
+    try:
+        c.Allreduce(np.zeros(2, np.int32), np.zeros(2, np.int32), compression="fp16")
+    except ValueError as e:
+        raises_ok = "int32" in str(e)
+    assert raises_ok
     ok("user_ops")
 
     assert c.bcast({"k": [1, 2]} if r == 0 else None, root=0) == {"k": [1, 2]}

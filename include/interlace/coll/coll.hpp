@@ -34,6 +34,7 @@ inline void* const IN_PLACE = reinterpret_cast<void*>(static_cast<uintptr_t>(1))
 struct Options {
   std::string algorithm;      // empty: the selection table decides
   size_t segment_bytes = 0;   // 0: 64 KiB (INTERLACE_COLL_SEGMENT)
+  std::string compression;    // "": none; "fp16", "bf16" or a registered Compressor
 };
 
 struct Run;  // internal

@@ -82,6 +82,21 @@ struct Args {
   size_t segment_bytes = 64 * 1024;  // pipelining unit for segmented algorithms
 };
 
+// Wire compression (ACCL+ compression plugins): a schedule with a compressor sends
+// every message converted to `wire` elements and converts received ones back, so the
+// algorithms stay unchanged. Lossy for the built-ins: "fp16" and "bf16" (float32 and
+// float64 data travel as float16 / bfloat16; reductions still compute in dt).
+struct Compressor {
+  std::string name;
+  Datatype wire = Datatype::float16;
+  std::function<bool(Datatype)> accepts;
+  std::function<void(const void* in, void* out, size_t count, Datatype dt)> compress;    // dt -> wire
+  std::function<void(const void* in, void* out, size_t count, Datatype dt)> decompress;  // wire -> dt
+};
+// Makes a compressor selectable by name (Options::compression); replaces one of that name.
+void register_compressor(Compressor c);
+std::vector<std::string> compressor_names();
+
 class Schedule {
  public:
   using Id = int;                  // -1: no step
@@ -118,6 +133,8 @@ class Schedule {
     Deps deps;
   };
   const std::vector<Step>& step_list() const noexcept { return steps_; }
+  void set_compressor(std::shared_ptr<const Compressor> c) { compressor_ = std::move(c); }
+  const Compressor* compressor() const noexcept { return compressor_.get(); }
 
  private:
   Id add(Step s);
@@ -128,6 +145,7 @@ class Schedule {
   std::vector<Step> steps_;
   std::vector<int> sends_to_, recvs_from_;
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  std::shared_ptr<const Compressor> compressor_;
 };
 
 using Builder = std::function<void(const Args&, Schedule&)>;
