@@ -12,6 +12,7 @@ Vector collectives take mpi4py buffer specs: ``[buf, counts]`` or
 """
 from __future__ import annotations
 
+import atexit
 import operator
 import pickle
 from functools import reduce as _fold
@@ -19,7 +20,7 @@ from functools import reduce as _fold
 from . import _core
 
 __all__ = ["IN_PLACE", "SUM", "PROD", "MIN", "MAX", "BAND", "BOR", "BXOR", "LAND", "LOR",
-           "Op", "CollectivesMixin"]
+           "Op", "CollectivesMixin", "register_algorithm"]
 
 IN_PLACE = _core.IN_PLACE
 _R = _core.ReduceOp
@@ -376,6 +377,21 @@ class CollectivesMixin:
 
     def barrier(self):
         self.Barrier()
+
+
+def register_algorithm(collective: str, name: str, builder, *, keeps_order: bool = False,
+                       about: str = "") -> None:
+    """Registers a collective algorithm written in Python, selectable at once by
+    ``algorithm=name`` or ``INTERLACE_COLL``. ``builder(args, schedule)`` runs when a
+    collective starts: ``args`` is a dict (rank, size, count, itemsize, root, datatype,
+    counts, displs) and ``schedule`` has send/recv/recv_reduce/copy/combine/join/scratch
+    steps on named buffers ("send", "recv", scratch ids) with byte offsets; each step
+    returns its id for later ``deps``. See docs/collectives.md."""
+    _core.coll_register(collective, name, builder, keeps_order, about)
+
+
+# Python builders must be released while the interpreter is still alive.
+atexit.register(_core.coll_unregister_python)
 
 
 def describe() -> str:

@@ -1,7 +1,8 @@
 // interlace._core collectives: one entry point, coll_start(), that the Python
 // mixin in interlace/coll.py calls for every buffer collective; the CollRequest
 // it returns for the non-blocking forms; ReduceOp; user reductions (a Python
-// callable wrapped by coll.py); coll_describe(), coll_algorithms(), coll_select().
+// callable wrapped by coll.py); coll_describe(), coll_algorithms(), coll_select();
+// coll_register() and Schedule: algorithms written in Python, registered at run time.
 // The GIL is released while a blocking collective waits; a Python reduction
 // re-acquires it for each combine.
 #include <string>
@@ -265,6 +266,81 @@ nb::object coll_start(const Communicator& c, const std::string& kind, nb::handle
   return nb::none();
 }
 
+// A schedule under construction, as the Python builder of a registered algorithm
+// sees it: buffers are named ("send", "recv" or a scratch id from scratch()) plus a
+// byte offset, so Python never holds raw pointers.
+struct PySchedule {
+  coll::Schedule* s = nullptr;
+  const coll::Args* a = nullptr;
+  std::vector<std::pair<std::byte*, size_t>> scratch;  // id -> (memory, bytes)
+
+  std::byte* at(nb::handle buf, long long off, size_t bytes, bool write) {
+    if (off < 0) throw nb::value_error(("offset " + std::to_string(off) + " is negative").c_str());
+    std::byte* base = nullptr;
+    size_t cap = SIZE_MAX;
+    if (nb::isinstance<nb::str>(buf)) {
+      const std::string name = nb::cast<std::string>(buf);
+      if (name == "send") {
+        if (write) throw nb::value_error("the send buffer is read-only in a schedule");
+        base = static_cast<std::byte*>(const_cast<void*>(a->sendbuf));
+      } else if (name == "recv") {
+        base = static_cast<std::byte*>(a->recvbuf);
+      } else {
+        throw nb::value_error(("unknown buffer '" + name + "' (use 'send', 'recv' or a scratch id)").c_str());
+      }
+    } else {
+      const long long id = nb::cast<long long>(buf);
+      if (id < 0 || id >= static_cast<long long>(scratch.size()))
+        throw nb::value_error(("scratch id " + std::to_string(id) + " does not exist").c_str());
+      base = scratch[id].first;
+      cap = scratch[id].second;
+    }
+    if (cap != SIZE_MAX && static_cast<size_t>(off) + bytes > cap)
+      throw nb::value_error(("bytes [" + std::to_string(off) + ", " + std::to_string(off + bytes) +
+                             ") lie outside scratch of " + std::to_string(cap) + " bytes").c_str());
+    return base ? base + off : nullptr;
+  }
+};
+
+std::vector<std::pair<coll::Kind, std::string>>& python_registered() {
+  static auto* v = new std::vector<std::pair<coll::Kind, std::string>>();
+  return *v;
+}
+
+coll::Algorithm python_algorithm(const std::string& kind, const std::string& name, nb::object builder,
+                                 bool keeps_order, const std::string& about) {
+  auto k = coll::kind_from_name(kind);
+  if (!k) throw nb::value_error(("unknown collective " + kind).c_str());
+  // interlace/coll.py unregisters Python algorithms at exit; one that survives the
+  // interpreter (the registry is a C++ static) is leaked rather than DECREF'd late.
+  auto fn = std::shared_ptr<nb::object>(new nb::object(std::move(builder)), [](nb::object* o) {
+    if (Py_IsInitialized()) {
+      nb::gil_scoped_acquire gil;
+      delete o;
+    }
+  });
+  coll::Algorithm alg{*k, name, nullptr, keeps_order, about.empty() ? "registered from Python" : about};
+  alg.build = [fn](const coll::Args& a, coll::Schedule& s) {
+    nb::gil_scoped_acquire gil;
+    PySchedule ps{&s, &a, {}};
+    nb::dict args;
+    args["rank"] = a.rank;
+    args["size"] = a.size;
+    args["count"] = a.count;
+    args["itemsize"] = a.esize;
+    args["root"] = a.root;
+    args["datatype"] = std::string(datatype_name(a.dt));
+    args["counts"] = a.counts;
+    args["displs"] = a.displs;
+    try {
+      (*fn)(args, nb::cast(&ps, nb::rv_policy::reference));
+    } catch (nb::python_error& e) {
+      throw Error(Errc::invalid_argument, std::string("the Python algorithm builder raised: ") + e.what());
+    }
+  };
+  return alg;
+}
+
 }  // namespace
 
 void bind_coll(nb::module_& m) {
@@ -288,6 +364,45 @@ void bind_coll(nb::module_& m) {
         nb::arg("nonblocking"), nb::arg("sendcounts"), nb::arg("sdispls"), nb::arg("recvcounts"),
         nb::arg("rdispls"), nb::arg("in_place").none(), nb::arg("compression") = "",
         "Starts the buffer collective `kind` (interlace/coll.py builds the arguments).");
+  using Deps = std::vector<int>;
+  nb::class_<PySchedule>(m, "Schedule", "A schedule being built by a registered Python algorithm.")
+      .def("send", [](PySchedule& p, int peer, nb::handle buf, long long off, size_t nbytes, const Deps& deps) {
+        return p.s->send(peer, p.at(buf, off, nbytes, false), nbytes, deps);
+      }, nb::arg("peer"), nb::arg("buf"), nb::arg("offset"), nb::arg("nbytes"), nb::arg("deps") = Deps{})
+      .def("recv", [](PySchedule& p, int peer, nb::handle buf, long long off, size_t nbytes, const Deps& deps) {
+        return p.s->recv(peer, p.at(buf, off, nbytes, true), nbytes, deps);
+      }, nb::arg("peer"), nb::arg("buf"), nb::arg("offset"), nb::arg("nbytes"), nb::arg("deps") = Deps{})
+      .def("recv_reduce", [](PySchedule& p, int peer, nb::handle buf, long long off, size_t count, const Deps& deps,
+                             bool incoming_left) {
+        return p.s->recv_reduce(peer, p.at(buf, off, count * p.s->esize(), true), count, deps, incoming_left);
+      }, nb::arg("peer"), nb::arg("buf"), nb::arg("offset"), nb::arg("count"), nb::arg("deps") = Deps{},
+         nb::arg("incoming_left") = false)
+      .def("copy", [](PySchedule& p, nb::handle dst, long long doff, nb::handle src, long long soff, size_t nbytes,
+                      const Deps& deps) {
+        return p.s->copy(p.at(dst, doff, nbytes, true), p.at(src, soff, nbytes, false), nbytes, deps);
+      }, nb::arg("dst"), nb::arg("dst_offset"), nb::arg("src"), nb::arg("src_offset"), nb::arg("nbytes"),
+         nb::arg("deps") = Deps{})
+      .def("combine", [](PySchedule& p, nb::handle dst, long long doff, nb::handle src, long long soff, size_t count,
+                         const Deps& deps, bool src_left) {
+        const size_t b = count * p.s->esize();
+        return p.s->combine(p.at(dst, doff, b, true), p.at(src, soff, b, false), count, deps, src_left);
+      }, nb::arg("dst"), nb::arg("dst_offset"), nb::arg("src"), nb::arg("src_offset"), nb::arg("count"),
+         nb::arg("deps") = Deps{}, nb::arg("src_left") = false)
+      .def("join", [](PySchedule& p, const Deps& deps) { return p.s->join(deps); }, nb::arg("deps"))
+      .def("scratch", [](PySchedule& p, size_t nbytes) {
+        p.scratch.emplace_back(p.s->scratch(nbytes), nbytes);
+        return static_cast<int>(p.scratch.size() - 1);
+      }, nb::arg("nbytes"), "Zeroed scratch memory; returns its id, usable as a buffer name.");
+  m.def("coll_register", [](const std::string& kind, const std::string& name, nb::object builder, bool keeps_order,
+                            const std::string& about) {
+    coll::register_algorithm(python_algorithm(kind, name, std::move(builder), keeps_order, about));
+    python_registered().emplace_back(*coll::kind_from_name(kind), name);
+  }, nb::arg("kind"), nb::arg("name"), nb::arg("builder"), nb::arg("keeps_order") = false, nb::arg("about") = "",
+     "Registers builder(args: dict, schedule: Schedule) as algorithm `name` of collective `kind`.");
+  m.def("coll_unregister_python", [] {
+    for (auto& [k, name] : python_registered()) coll::unregister_algorithm(k, name);
+    python_registered().clear();
+  }, "Drops every algorithm registered from Python (called at interpreter exit).");
   m.def("coll_describe", &coll::describe, "Collective algorithms and the selection rules in effect.");
   m.def("coll_algorithms", [](const std::string& kind) {
     auto k = coll::kind_from_name(kind);

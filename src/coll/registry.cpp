@@ -212,6 +212,21 @@ void register_algorithm(Algorithm a) {
   r.algos.push_back(std::move(a));
 }
 
+bool unregister_algorithm(Kind k, const std::string& name) {
+  Registry& r = registry();
+  Algorithm gone;  // destroyed after the lock is released (its builder may hold a Python object)
+  {
+    std::lock_guard<std::mutex> g(r.m);
+    for (auto it = r.algos.begin(); it != r.algos.end(); ++it)
+      if (it->kind == k && it->name == name) {
+        gone = std::move(*it);
+        r.algos.erase(it);
+        return true;
+      }
+  }
+  return false;
+}
+
 std::vector<std::string> algorithm_names(Kind k) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.m);

@@ -172,6 +172,28 @@ PROGRAM = textwrap.dedent('''
     assert c.scan(1) == r + 1 and c.exscan(1) == (r if r else None)
     ok("objects")
 
+    # an algorithm written in Python, registered at run time: star through rank 0
+    def star(args, s):
+        nbytes = args["count"] * args["itemsize"]
+        c0 = s.copy("recv", 0, "send", 0, nbytes)
+        if args["rank"] != 0:
+            s.send(0, "recv", 0, nbytes, [c0])
+            s.recv(0, "recv", 0, nbytes, [c0])
+            return
+        last = c0
+        for i in range(1, args["size"]):
+            last = s.recv_reduce(i, "recv", 0, args["count"], [last])
+        for i in range(1, args["size"]):
+            s.send(i, "recv", 0, nbytes, [last])
+    interlace.register_algorithm("allreduce", "py_star", star, about="star through rank 0")
+    assert "py_star" in interlace.coll.describe()
+    y = np.zeros(5, np.int64)
+    req = c.Iallreduce(np.full(5, r + 1, np.int64), y, algorithm="py_star")
+    req.wait()
+    assert req.algorithm == "py_star" and (y == n * (n + 1) // 2).all(), y
+    c.Bcast(np.zeros(1), root=np.int64(0))
+    ok("registered")
+
     # bad input
     def raises(exc, fn, text):
         try:

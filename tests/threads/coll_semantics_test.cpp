@@ -109,6 +109,12 @@ TEST(CollSemantics, RunTimeRegistrationSelectableByName) {
     EXPECT_EQ(y, 8);
   });
   unsetenv("INTERLACE_COLL");
+  EXPECT_TRUE(coll::unregister_algorithm(Kind::allreduce, "test_star"));
+  EXPECT_FALSE(coll::unregister_algorithm(Kind::allreduce, "test_star"));
+  run_ranks_as_threads(1, [](Runtime& rt) {
+    int x = 1, y = 0;
+    EXPECT_THROW(coll::allreduce(rt.world(), &x, &y, 1, Datatype::int32, ReduceOp::sum, {"test_star"}), Error);
+  });
 }
 
 TEST(CollSemantics, CustomScheduleFromPrimitives) {

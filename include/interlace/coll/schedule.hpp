@@ -161,6 +161,8 @@ struct Algorithm {
 // Makes a new algorithm selectable by name (per call or INTERLACE_COLL) in this
 // process. Replaces an algorithm of the same kind and name. Thread-safe.
 void register_algorithm(Algorithm a);
+// Removes a registered algorithm (built-ins too); false if there was none.
+bool unregister_algorithm(Kind k, const std::string& name);
 std::vector<std::string> algorithm_names(Kind k);
 
 // Splits [0, count) into segments of at most seg_bytes (at least one element); one
