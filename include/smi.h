@@ -137,6 +137,69 @@ int SMI_Error(void);               /* the calling thread's last error; clears it
 const char* SMI_Error_string(void);
 const char* SMI_Type_name(SMI_Datatype type);
 
+/* Streaming collectives (docs/smi.md, "Collectives"). Every rank of the communicator
+ * opens the same kind of channel with the same count, type, port and root, then calls
+ * the operation once per element: SMI_Bcast and SMI_Reduce count times on every rank;
+ * SMI_Scatter and SMI_Gather recv_count times on non-roots and send_count * size
+ * (scatter) or recv_count * size (gather) times at the root, whose calls walk the
+ * ranks in rank order (its own part included: scatter copies data_snd to data_rcv
+ * then, gather reads data_snd). Collective ports are separate from the ports of
+ * send/receive channels. The channel is released by itself after its last call. */
+typedef enum SMI_Op {  /* values equal interlace::ReduceOp */
+  SMI_ADD = 0,
+  SMI_PROD = 1,
+  SMI_MIN = 2,
+  SMI_MAX = 3,
+  SMI_BAND = 4,
+  SMI_BOR = 5,
+  SMI_BXOR = 6,
+  SMI_LAND = 7,
+  SMI_LOR = 8
+} SMI_Op;
+#define SMI_SUM SMI_ADD
+
+/* Default reduce tile (elements a contributor may run ahead of the root). */
+#define SMI_DEFAULT_REDUCE_TILE 1024
+
+typedef struct SMI_BChannel {
+  void* impl;  /* the library's channel; NULL once done or when the open failed */
+  int32_t port, root, count;
+  SMI_Datatype type;
+} SMI_BChannel;
+typedef struct SMI_RChannel {
+  void* impl;
+  int32_t port, root, count;
+  SMI_Datatype type;
+  SMI_Op op;
+} SMI_RChannel;
+typedef struct SMI_ScatterChannel {
+  void* impl;
+  int32_t port, root, send_count, recv_count;
+  SMI_Datatype type;
+} SMI_ScatterChannel;
+typedef struct SMI_GatherChannel {
+  void* impl;
+  int32_t port, root, send_count, recv_count;
+  SMI_Datatype type;
+} SMI_GatherChannel;
+
+SMI_BChannel SMI_Open_bcast_channel(int count, SMI_Datatype type, int port, int root, SMI_Comm comm);
+SMI_BChannel SMI_Open_bcast_channel_ad(int count, SMI_Datatype type, int port, int root, SMI_Comm comm,
+                                       int asynch_degree);
+void SMI_Bcast(SMI_BChannel* chan, void* data);
+SMI_RChannel SMI_Open_reduce_channel(int count, SMI_Datatype type, SMI_Op op, int port, int root,
+                                     SMI_Comm comm);
+/* tile: credits per contributor, in elements (0 acts as 1). */
+SMI_RChannel SMI_Open_reduce_channel_ad(int count, SMI_Datatype type, SMI_Op op, int port, int root,
+                                        SMI_Comm comm, int tile);
+void SMI_Reduce(SMI_RChannel* chan, void* data_snd, void* data_rcv);
+SMI_ScatterChannel SMI_Open_scatter_channel(int send_count, int recv_count, SMI_Datatype type, int port,
+                                            int root, SMI_Comm comm);
+void SMI_Scatter(SMI_ScatterChannel* chan, void* data_snd, void* data_rcv);
+SMI_GatherChannel SMI_Open_gather_channel(int send_count, int recv_count, SMI_Datatype type, int port,
+                                          int root, SMI_Comm comm);
+void SMI_Gather(SMI_GatherChannel* chan, void* data_snd, void* data_rcv);
+
 /* Library entries behind the inline paths. */
 void interlace_smi_push_slow(SMI_Channel* chan, const void* data, int flush);
 void interlace_smi_pop_slow(SMI_Channel* chan, void* data);
@@ -164,11 +227,15 @@ static inline void interlace_smi_copy(void* dst, const void* src, uint32_t size)
 #pragma GCC diagnostic pop
 #endif
 
+/* Fields are read into locals and updated before the element is copied: the copy
+ * writes through a char pointer, after which the compiler would have to reload them. */
 static inline void SMI_Push(SMI_Channel* chan, const void* data) {
-  if (chan->push_left != 0) {
-    chan->push_left--;
-    interlace_smi_copy(chan->cur, data, chan->size);
-    chan->cur += chan->size;
+  const uint32_t left = chan->push_left, size = chan->size;
+  unsigned char* const cur = chan->cur;
+  if (left != 0) {
+    chan->push_left = left - 1;
+    chan->cur = cur + size;
+    interlace_smi_copy(cur, data, size);
   } else {
     interlace_smi_push_slow(chan, data, 0);
   }
@@ -181,10 +248,12 @@ static inline void SMI_Push_flush(SMI_Channel* chan, const void* data, int immed
 }
 
 static inline void SMI_Pop(SMI_Channel* chan, void* data) {
-  if (chan->pop_left != 0) {
-    chan->pop_left--;
-    interlace_smi_copy(data, chan->cur, chan->size);
-    chan->cur += chan->size;
+  const uint32_t left = chan->pop_left, size = chan->size;
+  unsigned char* const cur = chan->cur;
+  if (left != 0) {
+    chan->pop_left = left - 1;
+    chan->cur = cur + size;
+    interlace_smi_copy(data, cur, size);
   } else {
     interlace_smi_pop_slow(chan, data);
   }

@@ -5,6 +5,13 @@
 
 namespace interlace::stream::detail {
 
+namespace {
+thread_local bool t_reserved_ok = false;
+}
+
+ReservedPortScope::ReservedPortScope() noexcept : prev_(t_reserved_ok) { t_reserved_ok = true; }
+ReservedPortScope::~ReservedPortScope() { t_reserved_ok = prev_; }
+
 OpenArgs check_open(const Communicator& comm, int peer, int port, size_t count, Datatype dt,
                     const char* op, const char* role) {
   if (comm.is_null()) throw_error(Errc::invalid_comm, std::string(op) + ": the communicator is null");
@@ -16,7 +23,7 @@ OpenArgs check_open(const Communicator& comm, int peer, int port, size_t count, 
     throw_error(Errc::invalid_rank, std::string(op) + ": " + role + " rank " + std::to_string(peer) +
                                         " is out of range for a communicator of size " +
                                         std::to_string(size));
-  if (port < 0)
+  if (port < 0 && !t_reserved_ok)
     throw_error(Errc::invalid_tag, std::string(op) + ": port " + std::to_string(port) +
                                        " is invalid (ports are 0.." + std::to_string(kTagUpperBound) + ")");
   if (static_cast<unsigned>(dt) >= static_cast<unsigned>(kDatatypeCount))
