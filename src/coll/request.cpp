@@ -17,7 +17,12 @@ void Request::wait() {
   Run& r = *run_;
   engine::Context& ctx = *r.comm->rt->ctx;
   if (ctx.finalized()) throw_error(Errc::finalized, r.what() + ": waited on after finalize");
-  if (!r.finished) {
+  bool finished;
+  {
+    Guard g(ctx.lock());  // the progress thread may be finishing it right now
+    finished = r.finished;
+  }
+  if (!finished) {
     const double limit = ctx.config().op_timeout_s;
     uint64_t last_check = now_ns();
     Errc rc = ctx.wait_until(
@@ -33,7 +38,7 @@ void Request::wait() {
         Deadline::after(limit));
     if (rc == Errc::timeout)
       throw_error(rc, r.what() + " did not complete within " + std::to_string(limit) +
-                          " s (INTERLACE_TIMEOUT): a rank of the communicator did not call it");
+                          " s (INTERLACE_TIMEOUT); did every rank of the communicator call it?");
     if (rc != Errc::ok) throw_error(rc, r.what() + ": wait failed");
   }
   if (r.error) std::rethrow_exception(r.error);
@@ -44,11 +49,13 @@ bool Request::test() {
   Run& r = *run_;
   engine::Context& ctx = *r.comm->rt->ctx;
   if (ctx.finalized()) throw_error(Errc::finalized, r.what() + ": tested after finalize");
-  if (!r.finished) {
+  {
     Guard g(ctx.lock());
-    ctx.progress();
-    advance(r);
-    if (!r.finished) return false;
+    if (!r.finished) {
+      ctx.progress();
+      advance(r);
+      if (!r.finished) return false;
+    }
   }
   if (r.error) std::rethrow_exception(r.error);
   return true;
