@@ -25,7 +25,8 @@ from ._core import DEFAULT_DEGREE_BYTES
 from ._core import RecvChannel as _RecvChannel
 from ._core import SendChannel  # noqa: F401  (push/push_n/flush are complete in C++)
 
-__all__ = ["SendChannel", "RecvChannel", "DEFAULT_DEGREE_BYTES"]
+__all__ = ["SendChannel", "RecvChannel", "DEFAULT_DEGREE_BYTES", "BcastChannel", "ReduceChannel",
+           "ScatterChannel", "GatherChannel"]
 
 # NumPy dtype names for the channel's element types (bfloat16 comes back as its bits).
 _NUMPY = {
@@ -61,3 +62,84 @@ def _itemsize(ch) -> int:
     from ._core import datatype_size
 
     return datatype_size(ch.dtype)
+
+
+# -- streaming collectives (docs/stream.md, "Streaming collectives") -------------------
+#
+# Every rank opens the same collective with the same count, dtype, port and root and
+# calls its operation once per element: bcast/reduce `count` times everywhere,
+# scatter/gather `count` times on non-roots and `count * size` times at the root
+# (its calls walk the ranks in rank order, its own part included). Collective ports
+# are separate from those of SendChannel/RecvChannel.
+
+import struct as _struct
+
+from ._core import _BcastChannel, _GatherChannel, _ReduceChannel, _ScatterChannel
+
+_STRUCT = {
+    "bytes": "B", "uint8": "B", "int8": "b", "int16": "h", "int32": "i", "int64": "q",
+    "uint16": "H", "uint32": "I", "uint64": "Q", "float16": "e", "float32": "f", "float64": "d",
+}
+
+
+def _encode(dtype, value) -> bytes:
+    name = dtype.name
+    if name == "bfloat16":
+        # Round to nearest even, as the C++ conversion does.
+        (bits,) = _struct.unpack("=I", _struct.pack("=f", float(value)))
+        return _struct.pack("=H", ((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16) & 0xFFFF)
+    try:
+        return _struct.pack("=" + _STRUCT[name], value)
+    except _struct.error as e:
+        raise ValueError(f"{value!r} is not a valid {name} element ({e})") from None
+
+
+def _decode(dtype, raw: bytes):
+    name = dtype.name
+    if name == "bfloat16":
+        (bits,) = _struct.unpack("=H", raw)
+        return _struct.unpack("=f", _struct.pack("=I", bits << 16))[0]
+    return _struct.unpack("=" + _STRUCT[name], raw)[0]
+
+
+class BcastChannel(_BcastChannel):
+    """BcastChannel(comm, count, dtype, port, root, degree=None): the root's
+    ``bcast(value)`` sends value to every rank; elsewhere ``bcast()`` returns the
+    root's element. Receivers announce readiness before the root streams."""
+
+    def bcast(self, value=None):
+        raw = self._bcast(_encode(self.dtype, value) if self.is_root else None)
+        return value if self.is_root else _decode(self.dtype, raw)
+
+
+class ReduceChannel(_ReduceChannel):
+    """ReduceChannel(comm, count, dtype, op, port, root, tile=None): every rank calls
+    ``reduce(value)``; the root gets the element reduced over all ranks (in rank
+    order), the others None. ``op`` is a built-in op (``interlace.SUM``, ``MAX``, ...) or its name ("sum").
+    A contributor runs at most ``tile`` elements ahead of the root."""
+
+    def reduce(self, value):
+        raw = self._reduce(_encode(self.dtype, value))
+        return None if raw is None else _decode(self.dtype, raw)
+
+
+class ScatterChannel(_ScatterChannel):
+    """ScatterChannel(comm, count, dtype, port, root, degree=None): ``count`` elements
+    per rank. Non-roots call ``scatter()`` count times and get their elements; the
+    root calls ``scatter(value)`` count * size times with the elements in rank order
+    and gets its own back (None for the other ranks' elements)."""
+
+    def scatter(self, value=None):
+        raw = self._scatter(_encode(self.dtype, value) if self.is_root else None)
+        return None if raw is None else _decode(self.dtype, raw)
+
+
+class GatherChannel(_GatherChannel):
+    """GatherChannel(comm, count, dtype, port, root, degree=None): non-roots call
+    ``gather(value)`` count times (returning None); the root calls it count * size
+    times and gets the elements in rank order (its ``value`` is read during its own
+    part only; pass None elsewhere)."""
+
+    def gather(self, value=None):
+        raw = self._gather(None if value is None else _encode(self.dtype, value))
+        return None if raw is None else _decode(self.dtype, raw)
