@@ -5,8 +5,10 @@
 #include <mutex>
 
 #include "compat/smi/smi_state.hpp"
+#include "interlace/compat/smi.hpp"
 #include "interlace/core/datatype.hpp"
 #include "interlace/engine/context.hpp"
+#include "stream/stream_engine.hpp"
 
 // The address is the handle; the value only helps spot a stray pointer in a debugger.
 struct SMI_Comm_s interlace_smi_comm_world = {0x534d4957};
@@ -94,6 +96,21 @@ int fail_current(const char* call) {
 
 }  // namespace interlace::compat::smi
 
+namespace interlace::smi {
+
+void attach(const Runtime& rt) {
+  std::lock_guard<std::mutex> g(compat::smi::g_mutex);
+  delete compat::smi::g_runtime;
+  compat::smi::g_runtime = new Runtime(rt);
+}
+
+Runtime runtime() {
+  Runtime* rt = compat::smi::current_runtime();
+  return rt ? *rt : Runtime();
+}
+
+}  // namespace interlace::smi
+
 using namespace interlace;
 using namespace interlace::compat::smi;
 
@@ -104,10 +121,14 @@ SMI_Comm SMI_Init(int* argc, char*** argv) {
   (void)argv;
   try {
     std::lock_guard<std::mutex> g(g_mutex);
-    if (current_runtime() && !current_runtime()->finalized()) return SMI_COMM_WORLD;
-    Runtime rt = Runtime::init();
-    delete g_runtime;
-    g_runtime = new Runtime(std::move(rt));
+    if (!current_runtime() || current_runtime()->finalized()) {
+      Runtime rt = Runtime::init();
+      delete g_runtime;
+      g_runtime = new Runtime(std::move(rt));
+    }
+    // The stream engine handles channel frames once it exists; create it before this
+    // rank can progress, so a peer's early grant or data is never dropped.
+    stream::detail::StreamEngine::of(current_runtime()->context());
     return SMI_COMM_WORLD;
   } catch (...) {
     fail_current("SMI_Init");
