@@ -116,10 +116,18 @@ int main(int argc, char** argv) {
   std::vector<float> buf(p.n);
   std::vector<double> t[5];
   for (size_t rep = 0; rep < reps + 1; ++rep) {
-    float s1 = 0, s2 = 0, s3 = 0;
-    double tp = 0, tc = 0;
-    alone(w, p, buf, &tp, &tc);
-    double r[5] = {tp, tc, streamed(w, p, &s1, false), streamed(w, p, &s2, true), bulk(w, p, buf, &s3)};
+    float s1 = want, s2 = want, s3 = want;
+    double r[5] = {};
+    // Rotate the order every repetition: a variant that follows a long idle wait
+    // (rank 0 sleeps while rank 1 runs both sides alone) must not always be the same.
+    for (size_t k = 0; k < 4; ++k) {
+      switch ((k + rep) % 4) {
+        case 0: alone(w, p, buf, &r[0], &r[1]); break;
+        case 1: r[2] = streamed(w, p, &s1, false); break;
+        case 2: r[3] = streamed(w, p, &s2, true); break;
+        case 3: r[4] = bulk(w, p, buf, &s3); break;
+      }
+    }
     if (w.rank() == 1 && (s1 != want || s2 != want || s3 != want))
       std::fprintf(stderr, "stream_pipeline: wrong checksum\n");
     if (rep > 0)
