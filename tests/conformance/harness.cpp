@@ -22,6 +22,7 @@ interlace::Config test_config() {
   interlace::Config c;
   c.connect_timeout_s = 10;
   c.peer_check_s = 0.05;
+  c.shm_single_copy = true;  // exercise remote_read whatever the default is
   return c;
 }
 

@@ -33,6 +33,27 @@ def test_p2p_battery(n, fabric):
 
 
 @pytest.mark.timeout(120)
+@pytest.mark.parametrize("n", [2, 4])
+def test_p2p_battery_single_copy(n):
+    """Rendezvous through process_vm_readv between real processes."""
+    from conftest import launcher_env
+    r = run_interlace("run", "-n", n, "--fabric", "shm", "--timeout", 90, program("p2p_check"),
+                      timeout=110, env=launcher_env(INTERLACE_SHM_SINGLE_COPY="1"))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"p2p_check OK on {n} ranks (shm)" in r.stdout
+
+
+@pytest.mark.timeout(180)
+@pytest.mark.parametrize("fabric,single_copy", [("shm", "0"), ("shm", "1"), ("tcp", "0")])
+def test_message_over_2_gib(fabric, single_copy):
+    from conftest import launcher_env
+    r = run_interlace("run", "-n", 2, "--fabric", fabric, "--timeout", 160, program("big_message"),
+                      timeout=175, env=launcher_env(INTERLACE_SHM_SINGLE_COPY=single_copy))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"big_message OK: 2147483672 bytes over {fabric}" in r.stdout
+
+
+@pytest.mark.timeout(120)
 def test_p2p_battery_with_progress_thread():
     from conftest import launcher_env
     r = run_interlace("run", "-n", 4, "--timeout", 90, program("p2p_check"), timeout=110,
