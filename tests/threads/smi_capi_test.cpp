@@ -263,6 +263,11 @@ TEST(SmiCapi, BadArgumentsAreReportedWithTheirValues) {
       float f;
       SMI_Pop(&m, &f);
       expect_error(SMI_ERR_TYPE, {"int32", "float32"});
+      EXPECT_NE(m.impl, nullptr);
+      SMI_Close_channel(&m);  // a failed channel is released by hand
+      EXPECT_EQ(m.impl, nullptr);
+      SMI_Pop(&m, &f);
+      expect_error(SMI_ERR_COUNT, {"closed"});
     }
   });
 }
