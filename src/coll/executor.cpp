@@ -49,6 +49,17 @@ bool CollState::hook(void* self) {
   return moved;
 }
 
+void retire(Run& r) {
+  // A run in `active` keeps its communicator, and through it the Context that owns
+  // `active`, alive: drop it as soon as it is done, or the rank's state would leak.
+  auto& v = r.owner->active;
+  for (size_t i = 0; i < v.size(); ++i)
+    if (v[i].get() == &r) {
+      v.erase(v.begin() + static_cast<long>(i));
+      return;
+    }
+}
+
 const std::shared_ptr<p2p::CommState>& comm_state(const Communicator& c, const char* op) {
   const auto& s = p2p::CommState::of(c);
   if (!s) throw_error(Errc::invalid_comm, std::string(op) + ": called on the null communicator");

@@ -51,6 +51,8 @@ Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedul
                std::string algorithm, std::vector<std::shared_ptr<void>> keep = {});
 // Advances as far as possible without waiting; true if any step moved.
 bool advance(Run& r);
+// Removes a finished run from its CollState (call with the context lock held).
+void retire(Run& r);
 // Ends a failed run: cancels its posted receives and marks it finished.
 void abandon(Run& r);
 // A posted receive whose message came under another collective kind: fails the run

@@ -41,6 +41,10 @@ void Request::wait() {
                           " s (INTERLACE_TIMEOUT); did every rank of the communicator call it?");
     if (rc != Errc::ok) throw_error(rc, r.what() + ": wait failed");
   }
+  {
+    Guard g(ctx.lock());
+    retire(r);
+  }
   if (r.error) std::rethrow_exception(r.error);
 }
 
@@ -56,6 +60,7 @@ bool Request::test() {
       advance(r);
       if (!r.finished) return false;
     }
+    retire(r);
   }
   if (r.error) std::rethrow_exception(r.error);
   return true;

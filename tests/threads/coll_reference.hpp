@@ -122,7 +122,7 @@ inline std::string check(const Communicator& w, Kind k, const std::string& alg, 
       Bytes out(n * count * es);
       const void* s = mine.data();
       if (in_place && (k == Kind::allgather || r == root)) {
-        std::memcpy(out.data() + r * count * es, mine.data(), count * es);
+        if (count) std::memcpy(out.data() + r * count * es, mine.data(), count * es);
         s = coll::IN_PLACE;
       }
       if (k == Kind::gather) coll::gather(w, s, out.data(), count, dt, root, o);

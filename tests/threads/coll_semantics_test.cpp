@@ -59,6 +59,29 @@ TEST(CollSemantics, ConcurrentCollectivesOnSeveralCommunicators) {
   });
 }
 
+TEST(CollSemantics, RanksStartCommunicatorsInDifferentOrders) {
+  // Collectives on different communicators are independent: rank order of starting
+  // them (and of waiting) may differ between ranks without deadlock.
+  run_ranks_as_threads(4, [](Runtime& rt) {
+    Communicator a = rt.world(), b = a.dup();
+    std::vector<double> x(50000, 1.0), ya(50000), yb(50000);
+    coll::Request ra, rb;
+    if (a.rank() % 2) {
+      rb = coll::iallreduce(b, x.data(), yb.data(), x.size(), Datatype::float64, ReduceOp::sum);
+      ra = coll::iallreduce(a, x.data(), ya.data(), x.size(), Datatype::float64, ReduceOp::sum);
+      ra.wait();
+      rb.wait();
+    } else {
+      ra = coll::iallreduce(a, x.data(), ya.data(), x.size(), Datatype::float64, ReduceOp::sum);
+      rb = coll::iallreduce(b, x.data(), yb.data(), x.size(), Datatype::float64, ReduceOp::sum);
+      rb.wait();
+      ra.wait();
+    }
+    EXPECT_EQ(ya[49999], 4.0);
+    EXPECT_EQ(yb[0], 4.0);
+  });
+}
+
 TEST(CollSemantics, ProgressThreadMode) {
   setenv("INTERLACE_PROGRESS", "thread", 1);
   run_ranks_as_threads(3, [](Runtime& rt) {
