@@ -11,7 +11,7 @@
 #define GESUMMV_BETA -0.75f
 #define GESUMMV_PORT 0
 
-static int gesummv_size(int argc, char** argv) {
+static inline int gesummv_size(int argc, char** argv) {
   int n = argc > 1 ? atoi(argv[1]) : 2048;
   if (n < 1) {
     fprintf(stderr, "gesummv: N must be a positive integer, got '%s'\n", argv[1]);
@@ -22,11 +22,11 @@ static int gesummv_size(int argc, char** argv) {
 
 /* Small integers over 8: every product and partial sum is exact in float, so the
  * distributed and the single-rank results must agree to the last bit. */
-static float matrix_a(int i, int j) { return (float)((i * 7 + j * 3) % 11 - 5) / 8.0f; }
-static float matrix_b(int i, int j) { return (float)((i * 5 + j * 13) % 9 - 4) / 8.0f; }
-static float vector_x(int j) { return (float)(j % 7 - 3) / 8.0f; }
+static inline float matrix_a(int i, int j) { return (float)((i * 7 + j * 3) % 11 - 5) / 8.0f; }
+static inline float matrix_b(int i, int j) { return (float)((i * 5 + j * 13) % 9 - 4) / 8.0f; }
+static inline float vector_x(int j) { return (float)(j % 7 - 3) / 8.0f; }
 
-static float* gesummv_matrix(int n, float (*f)(int, int)) {
+static inline float* gesummv_matrix(int n, float (*f)(int, int)) {
   float* m = (float*)malloc((size_t)n * (size_t)n * sizeof(float));
   if (!m) {
     fprintf(stderr, "gesummv: out of memory for a %d x %d matrix\n", n, n);
@@ -37,7 +37,7 @@ static float* gesummv_matrix(int n, float (*f)(int, int)) {
   return m;
 }
 
-static float* gesummv_vector(int n) {
+static inline float* gesummv_vector(int n) {
   float* x = (float*)malloc((size_t)n * sizeof(float));
   for (int j = 0; j < n; ++j) x[j] = vector_x(j);
   return x;
@@ -51,7 +51,7 @@ static inline float gemv_row(const float* m, const float* x, int n, int i, float
   return scale * acc;
 }
 
-static double now_seconds(void) {
+static inline double now_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;

@@ -3,6 +3,7 @@
  *
  *   interlace run -n 1 ./gesummv_rank0 [N] : -n 1 ./gesummv_rank1 [N]
  */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime also under -std=c11 */
 #include <smi.h>
 
 #include "gesummv_common.h"

@@ -12,6 +12,7 @@
  *                                                     chosen from the rank count)
  * Rank 0 prints the largest difference from a single-rank run and OK or FAILED.
  */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime also under -std=c11 */
 #include <math.h>
 #include <smi.h>
 #include <stdio.h>
