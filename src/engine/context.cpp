@@ -83,17 +83,44 @@ Context::~Context() {
   }
 }
 
+// Registration takes the lock: with INTERLACE_PROGRESS=thread the progress thread
+// already runs while models register.
 void Context::set_handler(uint8_t kind, FrameHandler fn, void* self) {
   if (kind == fabric::kKindInvalid || kind >= fabric::kKindCount)
     throw_error(Errc::invalid_argument, "frame kind " + std::to_string(kind) + " out of range");
+  std::lock_guard<OptionalLock> g(lock_);
   handlers_[kind] = Handler{fn, self};
+  if (!orphans_.empty()) deliver_orphans_ = true;
 }
 
 void Context::add_peer_lost_listener(PeerLostHandler fn, void* self) {
+  std::lock_guard<OptionalLock> g(lock_);
   lost_listeners_.push_back(Listener{fn, self});
 }
 
-void Context::add_progress_hook(ProgressHook fn, void* self) { hooks_.push_back(Hook{fn, self}); }
+void Context::add_progress_hook(ProgressHook fn, void* self) {
+  std::lock_guard<OptionalLock> g(lock_);
+  hooks_.push_back(Hook{fn, self});
+}
+
+bool Context::replay_orphans() {
+  deliver_orphans_ = false;
+  bool moved = false;
+  std::deque<Pending> keep;
+  while (!orphans_.empty()) {
+    Pending p = std::move(orphans_.front());
+    orphans_.pop_front();
+    const Handler& hd = handlers_[p.h.kind];
+    if (hd.fn) {
+      hd.fn(hd.self, p.h, p.payload.data());
+      moved = true;
+    } else {
+      keep.push_back(std::move(p));
+    }
+  }
+  orphans_ = std::move(keep);
+  return moved;
+}
 
 Errc Context::try_send_frame(int peer, fabric::FrameHeader& h, const void* payload, size_t len) {
   if (peer < 0 || peer >= size_) return Errc::invalid_rank;
@@ -149,6 +176,7 @@ bool Context::progress() {
   in_progress_ = true;
   struct Reset { bool& f; ~Reset() { f = false; } } reset{in_progress_};
   bool moved = false;
+  if (deliver_orphans_) moved |= replay_orphans();
   if (backlog_frames_ > 0) moved |= flush_backlogs();
   if (fabric_->progress(*this) > 0) moved = true;
   for (const Hook& hk : hooks_) moved |= hk.fn(hk.self);
@@ -156,9 +184,21 @@ bool Context::progress() {
 }
 
 void Context::on_frame(const fabric::FrameHeader& h, const std::byte* payload) {
-  const Handler& hd = handlers_[h.kind < fabric::kKindCount ? h.kind : 0];
+  const uint8_t kind = h.kind < fabric::kKindCount ? h.kind : 0;
+  const Handler& hd = handlers_[kind];
   if (!hd.fn) {
-    IL_LOG(error, "dropping frame of unknown kind " << int(h.kind) << " from rank " << h.src);
+    if (kind == fabric::kKindInvalid) {
+      IL_LOG(error, "dropping frame of invalid kind " << int(h.kind) << " from rank " << h.src);
+      return;
+    }
+    // Its model starts later on this rank: keep the frame, in order, until then.
+    if (orphans_.size() == 10000)
+      IL_LOG(warn, "10000 frames are waiting for a model that this rank has not started (kind "
+                       << int(kind) << ")");
+    Pending p;
+    p.h = h;
+    p.payload.assign(payload, payload + h.len);
+    orphans_.push_back(std::move(p));
     return;
   }
   hd.fn(hd.self, h, payload);

@@ -124,6 +124,7 @@ class Context final : private fabric::FrameSink {
   void on_frame(const fabric::FrameHeader& h, const std::byte* payload) override;
   void on_peer_lost(int peer, const std::string& why) override;
   bool flush_backlogs();
+  bool replay_orphans();
   void progress_thread_main();
 
   struct Pending {
@@ -140,6 +141,10 @@ class Context final : private fabric::FrameSink {
   std::unique_ptr<fabric::Fabric> fabric_;
   Handler handlers_[fabric::kKindCount];
   std::vector<Listener> lost_listeners_;
+  // Frames of a kind whose model has not registered yet on this rank (a peer's model
+  // may start first): kept and delivered once the handler exists.
+  std::deque<Pending> orphans_;
+  bool deliver_orphans_ = false;
   struct Hook { ProgressHook fn; void* self; };
   std::vector<Hook> hooks_;
   std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
