@@ -394,6 +394,28 @@ void P2pEngine::fail_peer_requests(int peer) {
   }
 }
 
+void P2pEngine::abandon_pending() {
+  for (auto& [id, q] : queues_) {
+    for (RequestImpl* r : q.posted) {
+      complete(r, Errc::finalized);
+      release(r);
+    }
+    q.posted.clear();
+    q.unexpected.clear();
+  }
+  for (auto& [cookie, r] : rendezvous_) {
+    if (!r->done) complete(r, Errc::finalized);
+    release(r);
+  }
+  rendezvous_.clear();
+  for (RequestImpl* r : streaming_) {
+    complete(r, Errc::finalized);
+    ctx_.add_busy(-1);
+    release(r);
+  }
+  streaming_.clear();
+}
+
 P2pEngine::~P2pEngine() {
   for (RequestImpl* r : pool_) delete r;
 }

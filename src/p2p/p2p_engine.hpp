@@ -123,6 +123,10 @@ class P2pEngine {
   // Finds an arrived message matching (comm, source, tag); fills status.
   bool probe(const CommState& c, int source_world, int tag, Status* st);
   bool cancel(RequestImpl* r);
+  // At finalize: operations still pending fail with Errc::finalized and the engine
+  // drops its references (a pending receive would otherwise keep its communicator,
+  // and through it the whole runtime, alive).
+  void abandon_pending();
   Errc wait(RequestImpl* r, Deadline d = {});
 
  private:

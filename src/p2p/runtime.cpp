@@ -51,6 +51,7 @@ void Runtime::finalize() {
   if (!state_ || state_->finalized) return;
   state_->ctx->finalize();
   state_->finalized = true;
+  state_->p2p->abandon_pending();
 }
 
 bool Runtime::finalized() const { return !state_ || state_->finalized; }
