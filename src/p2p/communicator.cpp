@@ -72,8 +72,10 @@ int Communicator::world_rank_of(int rank) const {
 
 namespace {
 
+// `blocking`: the caller waits at once, so an eager message needs no request.
 Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t count,
-                   Datatype dt, int dest, int tag, bool sync, const char* op, bool internal = false) {
+                   Datatype dt, int dest, int tag, bool sync, const char* op, bool internal = false,
+                   bool blocking = false) {
   CommState& c = *sp;
   check_live(c, op);
   const size_t bytes = check_buffer(buf, count, dt, op);
@@ -84,6 +86,12 @@ Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t
   Guard g(eng.ctx().lock());
   if (eng.ctx().peer_lost(w))
     throw_error(Errc::lost_peer, std::string(op) + ": destination rank " + str(dest) + " is lost");
+  if (blocking && !sync && bytes <= eng.eager_max()) {
+    const Errc rc = eng.send_eager(c.id, w, tag, buf, bytes);
+    if (rc != Errc::ok)
+      throw_error(rc, std::string(op) + " to rank " + str(dest) + " failed");
+    return Request{};
+  }
   RequestImpl* r = eng.new_request(RequestImpl::Op::send);
   r->comm_id = c.id;
   r->peer = w;
@@ -142,22 +150,8 @@ Status internal_probe(const CommState& c, int source, int tag) {
 }  // namespace p2p
 
 void Communicator::send(const void* buf, size_t count, Datatype dt, int dest, int tag) const {
-  CommState& c = state();
-  p2p::P2pEngine& eng = *c.rt->p2p;
-  // Eager sends complete at once: skip the request.
-  if (!c.rt->finalized && !c.freed && tag >= 0 && dest >= 0 && dest < c.size() &&
-      static_cast<unsigned>(dt) < static_cast<unsigned>(kDatatypeCount)) {
-    const size_t bytes = count * datatype_size(dt);
-    if ((buf || count == 0) && count < (size_t(1) << 40) && bytes <= eng.eager_max()) {
-      Guard g(eng.ctx().lock());
-      Errc rc = eng.send_eager(c.id, c.world_of[dest], tag, buf, bytes);
-      if (rc == Errc::ok) return;
-      if (rc == Errc::lost_peer)
-        throw_error(rc, "send: destination rank " + str(dest) + " is lost");
-      throw_error(rc, "send to rank " + str(dest) + " failed");
-    }
-  }
-  start_send(state_, buf, count, dt, dest, tag, false, "send").wait();
+  state();
+  start_send(state_, buf, count, dt, dest, tag, false, "send", false, true).wait();
 }
 
 void Communicator::ssend(const void* buf, size_t count, Datatype dt, int dest, int tag) const {

@@ -96,14 +96,13 @@ void P2pEngine::fill_source(RequestImpl* r, int src_world, int tag, size_t bytes
 }
 
 void P2pEngine::start_send(RequestImpl* r, bool sync) {
+  if (!sync && r->bytes <= eager_max_) {
+    complete(r, send_eager(r->comm_id, r->peer, r->tag, r->sbuf, r->bytes));
+    return;
+  }
   FrameHeader h;
   h.comm = r->comm_id;
   h.tag = r->tag;
-  if (!sync && r->bytes <= eager_max_) {
-    h.kind = fabric::kKindP2pEager;
-    complete(r, ctx_.send_frame(r->peer, h, r->sbuf, r->bytes));
-    return;
-  }
   RtsInfo info{reinterpret_cast<uint64_t>(r->sbuf), r->bytes, register_cookie(r)};
   IL_TSAN_RELEASE(r->sbuf);
   h.kind = fabric::kKindP2pRts;

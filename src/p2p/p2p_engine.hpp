@@ -112,7 +112,6 @@ class P2pEngine {
   // One eager frame, no request (blocking sends of small messages).
   size_t eager_max() const { return eager_max_; }
   Errc send_eager(uint64_t comm, int peer_world, int tag, const void* buf, size_t bytes) {
-    if (ctx_.peer_lost(peer_world)) return Errc::lost_peer;
     fabric::FrameHeader h;
     h.kind = fabric::kKindP2pEager;
     h.comm = comm;

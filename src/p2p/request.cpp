@@ -63,19 +63,24 @@ void check_usable(const RequestImpl* r) {
     throw_error(Errc::finalized, "request used after interlace was finalized");
 }
 
+// Waits for one request within INTERLACE_TIMEOUT; raises if the wait itself fails.
+void wait_or_throw(RequestImpl* r) {
+  if (r->done) return;
+  check_usable(r);
+  const double limit = r->eng->ctx().config().op_timeout_s;
+  const Errc rc = r->eng->wait(r, Deadline::after(limit));
+  if (rc == Errc::timeout)
+    throw_error(rc, describe(r) + " did not complete within " + std::to_string(limit) +
+                        " s (INTERLACE_TIMEOUT)");
+  if (rc != Errc::ok) throw_error(rc, describe(r) + ": wait failed");
+}
+
 }  // namespace
 
 Status Request::wait() {
   if (!impl_) return Status{};
   check_usable(impl_);
-  if (!impl_->done) {
-    const double limit = impl_->eng->ctx().config().op_timeout_s;
-    Errc rc = impl_->eng->wait(impl_, Deadline::after(limit));
-    if (rc == Errc::timeout)
-      throw_error(rc, describe(impl_) + " did not complete within " + std::to_string(limit) +
-                          " s (INTERLACE_TIMEOUT)");
-    if (rc != Errc::ok) throw_error(rc, describe(impl_) + ": wait failed");
-  }
+  wait_or_throw(impl_);
   raise_if_failed(impl_);
   return impl_->status;
 }
@@ -108,15 +113,7 @@ void Request::cancel() {
 void Request::wait_all(std::span<Request> reqs, Status* statuses) {
   // Wait for every request before raising, so no operation is left half-watched.
   for (Request& r : reqs) {
-    if (r.impl_ && !r.impl_->done) {
-      check_usable(r.impl_);
-      const double limit = r.impl_->eng->ctx().config().op_timeout_s;
-      Errc rc = r.impl_->eng->wait(r.impl_, Deadline::after(limit));
-      if (rc == Errc::timeout)
-        throw_error(rc, describe(r.impl_) + " did not complete within " + std::to_string(limit) +
-                            " s (INTERLACE_TIMEOUT)");
-      if (rc != Errc::ok) throw_error(rc, describe(r.impl_) + ": wait failed");
-    }
+    if (r.impl_) wait_or_throw(r.impl_);
   }
   for (size_t i = 0; i < reqs.size(); ++i) {
     if (!reqs[i].impl_) {
