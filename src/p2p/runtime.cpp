@@ -5,6 +5,7 @@
 #include <random>
 #include <thread>
 
+#include "interlace/core/log.hpp"
 #include "interlace/p2p/communicator.hpp"
 #include "p2p/p2p_engine.hpp"
 
@@ -156,6 +157,11 @@ void run_ranks_as_threads(int size, const std::function<void(Runtime&)>& fn,
         Runtime rt(o);
         fn(rt);
         rt.finalize();
+      } catch (const std::exception& e) {
+        // Logged at once: the other ranks may hang waiting for this one.
+        IL_LOG(error, "threads-as-ranks: rank " << r << " failed: " << e.what());
+        std::lock_guard<std::mutex> g(m);
+        if (!first) first = std::current_exception();
       } catch (...) {
         std::lock_guard<std::mutex> g(m);
         if (!first) first = std::current_exception();

@@ -27,8 +27,11 @@ static_assert(std::atomic<uint64_t>::is_always_lock_free);
 static_assert(std::atomic<uint32_t>::is_always_lock_free);
 
 // First 8 bytes of the first slot of every ring entry. The producer stores it last
-// (release); the consumer expects exactly stamp(position) there, so stale words from
-// earlier laps never look valid and the consumer never has to clear slots.
+// (release); the consumer expects exactly stamp(position) there. A frame's payload
+// runs on over the words of its later slots, so those words hold user bytes that
+// may equal a future stamp: the consumer zeroes them before releasing the slots
+// (RecvRing::pop). What is left in a word is then 0, a stamp of an earlier position
+// or a skip marker of an earlier lap, none of which looks valid again.
 inline constexpr uint64_t kSkipBit = 1ull << 63;  // "rest of this lap is unused"
 inline constexpr uint64_t stamp(uint64_t position) noexcept { return position + 1; }
 

@@ -96,7 +96,11 @@ struct RecvRing {
   // Slots from the peeked slot to the end of the ring (bounds a corrupt length).
   uint64_t slots_to_end() const noexcept { return v.nslots - (head & (v.nslots - 1)); }
   // Releases the peeked frame's slots to the producer, after the sink is done with it.
+  // Clears the words its payload overwrote (see stamp() in shm_layout.hpp); frames
+  // never wrap, so the slots are consecutive in the array.
   void pop(uint64_t n) noexcept {
+    Slot* s = &v.slots[head & (v.nslots - 1)];
+    for (uint64_t i = 1; i < n; ++i) s[i].word.store(0, std::memory_order_relaxed);
     head += n;
     v.cons->head.store(head, std::memory_order_release);
   }
