@@ -23,9 +23,9 @@ struct Ring {
     const size_t bytes = ring_segment_bytes(kSlots);
     mem.reset(static_cast<std::byte*>(std::aligned_alloc(128, bytes)));
     std::memset(mem.get(), 0, bytes);
-    tx.v.attach(mem.get());
+    tx.attach(mem.get(), kSlots);
     rx.v.attach(mem.get());
-    tx.v.nslots = rx.v.nslots = kSlots;
+    rx.v.nslots = kSlots;
   }
 };
 

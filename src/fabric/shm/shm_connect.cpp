@@ -136,8 +136,7 @@ Errc ShmFabric::open_send_ring(int peer) {
   h->producer_probe = reinterpret_cast<uint64_t>(&h->magic);
   h->magic = kRingMagic;  // published to the consumer by the release below
   p.out.map = std::move(m);
-  p.out.v.attach(base);
-  p.out.v.nslots = nslots_;
+  p.out.attach(base, nslots_);
 
   const uint32_t idx = announce_of(p.ctl)->count.fetch_add(1, std::memory_order_acq_rel);
   if (idx >= static_cast<uint32_t>(size_))

@@ -29,9 +29,10 @@ static_assert(std::atomic<uint32_t>::is_always_lock_free);
 // First 8 bytes of the first slot of every ring entry. The producer stores it last
 // (release); the consumer expects exactly stamp(position) there. A frame's payload
 // runs on over the words of its later slots, so those words hold user bytes that
-// may equal a future stamp: the consumer zeroes them before releasing the slots
-// (RecvRing::pop). What is left in a word is then 0, a stamp of an earlier position
-// or a skip marker of an earlier lap, none of which looks valid again.
+// may equal a later stamp. The consumer only ever reads the word where the next
+// frame starts, so before publishing a frame the producer zeroes the word of the
+// slot after it if payload bytes lie there (SendRing::push); every word the
+// consumer polls is then 0, an earlier stamp or skip marker, or the right stamp.
 inline constexpr uint64_t kSkipBit = 1ull << 63;  // "rest of this lap is unused"
 inline constexpr uint64_t stamp(uint64_t position) noexcept { return position + 1; }
 

@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 
 #include "fabric/shm/shm_layout.hpp"
 #include "fabric/shm/shm_segment.hpp"
@@ -32,8 +33,15 @@ struct SendRing {
   Mapping map;
   uint64_t tail = 0;
   uint64_t cached_head = 0;
+  // One bit per slot: its word holds payload bytes (see stamp() in shm_layout.hpp).
+  std::unique_ptr<uint64_t[]> payload_word;
 
   bool open() const noexcept { return v.slots != nullptr; }
+  void attach(std::byte* base, uint32_t nslots) {
+    v.attach(base);
+    v.nslots = nslots;
+    payload_word = std::make_unique<uint64_t[]>((nslots + 63) / 64);
+  }
 
   // Errc::ok or Errc::would_block; never a partial frame. len <= nslots/2 slots is
   // the caller's check (max_payload), which guarantees an empty ring always fits.
@@ -44,9 +52,10 @@ struct SendRing {
     // A frame never wraps: if it does not fit before the end, the rest of the lap is
     // skipped, so the payload handed to the receiver is always contiguous.
     const uint64_t need = n <= to_end ? n : to_end + n;
-    if (tail + need - cached_head > v.nslots) {
+    // One slot more than the frame: the slot after it must be ours to clear.
+    if (tail + need + 1 - cached_head > v.nslots) {
       cached_head = v.cons->head.load(std::memory_order_acquire);
-      if (tail + need - cached_head > v.nslots) return Errc::would_block;
+      if (tail + need + 1 - cached_head > v.nslots) return Errc::would_block;
     }
     Slot* s = &v.slots[idx];
     if (n > to_end) {
@@ -60,9 +69,26 @@ struct SendRing {
     std::memcpy(run, &h, sizeof(FrameHeader));
     std::memcpy(run + offsetof(FrameHeader, len), &len, sizeof(uint64_t));
     if (len) std::memcpy(run + sizeof(FrameHeader), payload, len);
+    const uint64_t first = tail & (v.nslots - 1);
+    mark(first, false);
+    for (uint64_t i = 1; i < n; ++i) mark(first + i, true);
+    // The consumer polls the next frame's word as soon as it has read this one: if
+    // our payload left bytes there last lap, they must not pass for its stamp.
+    const uint64_t next = (tail + n) & (v.nslots - 1);
+    if (marked(next)) {
+      v.slots[next].word.store(0, std::memory_order_relaxed);
+      mark(next, false);
+    }
     s->word.store(stamp(tail), std::memory_order_release);
     tail += n;
     return Errc::ok;
+  }
+
+ private:
+  bool marked(uint64_t i) const noexcept { return payload_word[i >> 6] >> (i & 63) & 1; }
+  void mark(uint64_t i, bool on) noexcept {
+    const uint64_t bit = uint64_t{1} << (i & 63);
+    if (on) payload_word[i >> 6] |= bit; else payload_word[i >> 6] &= ~bit;
   }
 };
 
@@ -96,11 +122,7 @@ struct RecvRing {
   // Slots from the peeked slot to the end of the ring (bounds a corrupt length).
   uint64_t slots_to_end() const noexcept { return v.nslots - (head & (v.nslots - 1)); }
   // Releases the peeked frame's slots to the producer, after the sink is done with it.
-  // Clears the words its payload overwrote (see stamp() in shm_layout.hpp); frames
-  // never wrap, so the slots are consecutive in the array.
   void pop(uint64_t n) noexcept {
-    Slot* s = &v.slots[head & (v.nslots - 1)];
-    for (uint64_t i = 1; i < n; ++i) s[i].word.store(0, std::memory_order_relaxed);
     head += n;
     v.cons->head.store(head, std::memory_order_release);
   }
