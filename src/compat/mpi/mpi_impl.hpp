@@ -1,0 +1,231 @@
+// Internal: the state behind the MPI C API (include/mpi.h) shared by its files.
+//   mpi_env.cpp      Init/Finalize/Abort/Wtime/attrs, the process state, handle tables
+//   mpi_error.cpp    error handlers, error codes with messages, the call guard
+//   mpi_p2p.cpp      point-to-point calls; mpi_request.cpp  requests, Wait*/Test*
+//   mpi_datatype.cpp datatypes, pack/unpack;     mpi_op.cpp  operators
+//   mpi_coll.cpp     collectives;  mpi_comm.cpp communicators; mpi_group.cpp groups
+// One MPI process is one interlace rank; the state is process-wide.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interlace/coll/coll.hpp"
+#include "interlace/coll/schedule.hpp"
+#include "interlace/core/datatype.hpp"
+#include "interlace/core/error.hpp"
+#include "interlace/p2p/communicator.hpp"
+#include "interlace/p2p/request.hpp"
+#include "mpi.h"
+
+namespace interlace::mpi {
+
+// ---- handle tables ------------------------------------------------------------------
+// Slot 0 is the null handle; predefined objects occupy the first slots and are never
+// freed. get() returns nullptr for a handle that is out of range or freed.
+template <class T>
+class HandleTable {
+ public:
+  int add(T obj) {
+    if (!free_.empty()) {
+      int h = free_.back();
+      free_.pop_back();
+      slots_[h] = std::make_unique<T>(std::move(obj));
+      return h;
+    }
+    slots_.push_back(std::make_unique<T>(std::move(obj)));
+    return static_cast<int>(slots_.size() - 1);
+  }
+  // Places a predefined object at exactly handle h (tables grow as needed).
+  void put(int h, T obj) {
+    if (static_cast<size_t>(h) >= slots_.size()) slots_.resize(h + 1);
+    slots_[h] = std::make_unique<T>(std::move(obj));
+  }
+  T* get(int h) const noexcept {
+    if (h <= 0 || static_cast<size_t>(h) >= slots_.size()) return nullptr;
+    return slots_[h].get();
+  }
+  void remove(int h) {
+    if (!get(h)) return;
+    slots_[h].reset();
+    free_.push_back(h);
+  }
+  void clear() { slots_.clear(); free_.clear(); }
+
+ private:
+  std::vector<std::unique_ptr<T>> slots_{1};  // slot 0: null
+  std::vector<int> free_;
+};
+
+// ---- objects ------------------------------------------------------------------------
+struct CommObj {
+  Communicator comm;               // interlace communicator (world, self, dup, split...)
+  MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
+  std::string name;
+  bool predefined = false;         // world and self cannot be freed
+};
+
+struct GroupObj {
+  std::vector<int> members;        // world ranks, in group rank order
+};
+
+// A typemap flattened to byte blocks of one element: (offset from the buffer, length).
+// Adjacent blocks are merged, so a contiguous type has exactly one block.
+struct Block {
+  std::ptrdiff_t offset;
+  size_t len;
+};
+
+struct TypeObj {
+  std::string name;                // "MPI_INT" or a user name
+  size_t size = 0;                 // bytes of data in one element
+  MPI_Aint lb = 0, extent = 0;     // as MPI_Type_get_extent
+  MPI_Aint true_lb = 0, true_extent = 0;
+  std::vector<Block> blocks;       // the typemap of one element
+  bool predefined = false;
+  bool committed = false;          // predefined types are committed
+  int combiner = MPI_COMBINER_NAMED;
+  // When every basic element of the type is the same predefined type (e.g. a vector of
+  // MPI_DOUBLE), that type and how many of them one element holds: reductions use it.
+  MPI_Datatype basic = MPI_DATATYPE_NULL;
+  size_t basic_count = 0;
+  // A predefined type's interlace equivalent for transport and built-in reductions
+  // (nullopt: no equivalent, e.g. long double, pairs, complex).
+  std::optional<Datatype> core;
+  // True when one element is `size` contiguous bytes starting at the buffer
+  // (single block at offset 0, extent == size): no packing needed.
+  bool contiguous() const noexcept {
+    return blocks.size() <= 1 && (blocks.empty() || blocks[0].offset == 0) &&
+           extent == static_cast<MPI_Aint>(size);
+  }
+};
+
+struct OpObj {
+  std::string name;                // "MPI_SUM" or "user op"
+  bool predefined = false;
+  bool commutative = true;
+  MPI_User_function* user = nullptr;
+};
+
+// A request the MPI layer hands out: one of several kinds of pending work, plus what
+// to do when it completes (unpack a received derived type, release a temp buffer...).
+struct ReqObj {
+  enum class Kind { p2p, coll, done, persistent_inactive };
+  Kind kind = Kind::done;
+  Request p2p;                     // kind p2p
+  coll::Request coll;              // kind coll
+  MPI_Status status{};             // kind done: the final status
+  // Runs once when the operation completes, before the status is reported (it may
+  // fill in the status, e.g. the receive count of an unpacked message).
+  std::function<void(MPI_Status&)> on_complete;
+  std::shared_ptr<void> keep;      // temp buffers that must live until completion
+  MPI_Comm comm = MPI_COMM_NULL;   // for the error handler
+  // Persistent requests (MPI_*_init): how to start the operation again.
+  std::function<void(ReqObj&)> start;
+  bool persistent = false;
+};
+
+struct State {
+  Runtime rt;
+  bool initialized = false;
+  bool finalized = false;
+  int thread_level = MPI_THREAD_SINGLE;
+  HandleTable<CommObj> comms;      // 1 world, 2 self
+  HandleTable<GroupObj> groups;    // 1 empty
+  HandleTable<TypeObj> types;      // 1..IL_MPI_PREDEFINED_TYPES-1 predefined
+  HandleTable<OpObj> ops;          // 1..IL_MPI_PREDEFINED_OPS-1 predefined
+  HandleTable<ReqObj> requests;
+  void* bsend_buf = nullptr;       // MPI_Buffer_attach
+  int bsend_size = 0;
+};
+
+State& state();                    // the process state (exists before MPI_Init)
+
+// ---- errors (mpi_error.cpp) ------------------------------------------------------------
+// An error raised inside an MPI call: the class and a message naming the bad value.
+class MpiError : public std::exception {
+ public:
+  MpiError(int cls, std::string msg) : cls_(cls), msg_(std::move(msg)) {}
+  int error_class() const noexcept { return cls_; }
+  const char* what() const noexcept override { return msg_.c_str(); }
+ private:
+  int cls_;
+  std::string msg_;
+};
+[[noreturn]] void raise(int cls, const std::string& msg);
+int error_class_of(Errc e) noexcept;  // interlace error -> MPI error class
+
+// Runs body() for the MPI call `call` on `comm` (for its error handler; MPI_COMM_NULL
+// means the world's); converts MpiError, interlace::Error and std::bad_alloc into an
+// error code; under MPI_ERRORS_ARE_FATAL prints "MPI error on rank R in CALL: WHAT"
+// and aborts the job. Returns MPI_SUCCESS or the code.
+int guard(const char* call, MPI_Comm comm, const std::function<void()>& body);
+// Raises MPI_ERR_OTHER unless MPI_Init ran and MPI_Finalize did not.
+void require_initialized(const char* call);
+// An error code for errors found outside guard() (e.g. per-request errors in Waitall).
+int make_error_code(int cls, const std::string& msg);
+
+// ---- lookups that raise the matching MPI error naming the bad handle ----------------
+CommObj& comm_obj(MPI_Comm c);            // MPI_ERR_COMM
+GroupObj& group_obj(MPI_Group g);         // MPI_ERR_GROUP
+TypeObj& type_obj(MPI_Datatype t);        // MPI_ERR_TYPE (also: not committed)
+OpObj& op_obj(MPI_Op o);                  // MPI_ERR_OP
+ReqObj& req_obj(MPI_Request r);           // MPI_ERR_REQUEST
+const Communicator& comm_of(MPI_Comm c);  // comm_obj(c).comm
+void check_count(int count, const char* what);  // MPI_ERR_COUNT for count < 0
+
+// ---- datatypes (mpi_datatype.cpp) -------------------------------------------------------
+void register_predefined_types(State& s);
+// Bytes of data in `count` elements.
+size_t data_bytes(const TypeObj& t, int count);
+// Copies count elements at buf (laid out by t) into out (size data_bytes), and back.
+void pack(const void* buf, int count, const TypeObj& t, void* out);
+void unpack(const void* in, int count, const TypeObj& t, void* buf);
+// Send side: a contiguous view of (buf, count, t): buf itself when t is contiguous,
+// else a packed copy held in `tmp`.
+struct Packed {
+  const void* data = nullptr;
+  size_t bytes = 0;
+  std::shared_ptr<std::vector<std::byte>> tmp;
+};
+Packed pack_view(const void* buf, int count, const TypeObj& t);
+// Receive side: where to receive (buf, count, t) as contiguous bytes; after the data
+// arrived, finish(bytes_received) unpacks into the user buffer when a temp was used.
+struct Unpacked {
+  void* data = nullptr;
+  size_t bytes = 0;
+  std::shared_ptr<std::vector<std::byte>> tmp;
+  void* user = nullptr;
+  const TypeObj* type = nullptr;
+  void finish(size_t received) const;  // unpacks the whole elements received
+};
+Unpacked unpack_view(void* buf, int count, const TypeObj& t);
+
+// ---- operators (mpi_op.cpp) ----------------------------------------------------------------
+void register_predefined_ops(State& s);
+// What a reduction of `count` elements of type `t` with `op` becomes in the collective
+// engine: the engine datatype and element count, and the engine op (a built-in
+// ReduceOp when one exists, else a callable). Raises MPI_ERR_OP naming both when the
+// pair is not allowed (e.g. MPI_MINLOC on MPI_INT, MPI_BAND on MPI_FLOAT).
+struct Reduction {
+  Datatype dt = Datatype::bytes;
+  size_t count = 0;
+  coll::Op op;
+};
+Reduction reduction_for(MPI_Op op, MPI_Datatype t, int count);
+
+// ---- requests (mpi_request.cpp) --------------------------------------------------------
+MPI_Request new_request(ReqObj r);
+// Converts an interlace p2p Status into an MPI_Status (status may be null).
+void to_mpi_status(const Status& s, MPI_Status* out);
+void empty_status(MPI_Status* out);  // source MPI_ANY_SOURCE... for null requests
+
+// ---- communicators (mpi_comm.cpp) -----------------------------------------------------------
+void register_predefined_comms(State& s);   // world, self, empty group
+MPI_Comm new_comm(Communicator c, MPI_Errhandler inherit);
+
+}  // namespace interlace::mpi
