@@ -96,6 +96,12 @@ struct TypeObj {
   // A predefined type's interlace equivalent for transport and built-in reductions
   // (nullopt: no equivalent, e.g. long double, pairs, complex).
   std::optional<Datatype> core;
+  // Set by the derived-type constructors (mpi_type_create.cpp); predefined types use
+  // their C alignment. align: the largest alignment of a basic element (a struct's
+  // extent rounds up to it, MPI's epsilon); explicit_bounds: lb/extent come from
+  // MPI_Type_create_resized (directly or in a component), so no rounding applies.
+  size_t align = 1;
+  bool explicit_bounds = false;
   // True when one element is `size` contiguous bytes starting at the buffer
   // (single block at offset 0, extent == size): no packing needed.
   bool contiguous() const noexcept {
@@ -215,6 +221,10 @@ struct Reduction {
   Datatype dt = Datatype::bytes;
   size_t count = 0;
   coll::Op op;
+  // Engine elements per indivisible MPI element (e.g. 12 for MPI_DOUBLE_INT carried as
+  // bytes, t.size for a user op on a derived type): a collective must only split the
+  // buffer at multiples of it (the op raises MPI_ERR_INTERN on a partial element).
+  size_t unit = 1;
 };
 Reduction reduction_for(MPI_Op op, MPI_Datatype t, int count);
 
