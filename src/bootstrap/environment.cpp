@@ -80,17 +80,20 @@ Environment Environment::detect() {
   const char* rank_var = nullptr;
   const char* size_var = nullptr;
   const char* local_var = nullptr;
+  const char* local_size_var = nullptr;
 
   if (env("INTERLACE_RANK") || env("INTERLACE_SIZE")) {
     e.source = "interlace";
     rank_var = "INTERLACE_RANK";
     size_var = "INTERLACE_SIZE";
     local_var = "INTERLACE_LOCAL_RANK";
+    local_size_var = "INTERLACE_LOCAL_SIZE";
   } else if (env("OMPI_COMM_WORLD_RANK")) {
     e.source = "openmpi";
     rank_var = "OMPI_COMM_WORLD_RANK";
     size_var = "OMPI_COMM_WORLD_SIZE";
     local_var = "OMPI_COMM_WORLD_LOCAL_RANK";
+    local_size_var = "OMPI_COMM_WORLD_LOCAL_SIZE";
     const char* jid = env("OMPI_MCA_ess_base_jobid");
     e.job_id = jid ? "ompi-" + sanitize(jid) : parent_based_id("ompi");
   } else if (env("PMI_RANK")) {
@@ -99,6 +102,7 @@ Environment Environment::detect() {
     size_var = "PMI_SIZE";
     // Hydra exports the node-local rank as MPI_LOCALRANKID; Slurm's PMI as SLURM_LOCALID.
     local_var = env("MPI_LOCALRANKID") ? "MPI_LOCALRANKID" : "SLURM_LOCALID";
+    local_size_var = "MPI_LOCALNRANKS";
     e.job_id = slurm_job_id();
     if (e.job_id.empty()) e.job_id = parent_based_id("pmi");
   } else if (env("SLURM_PROCID")) {
@@ -132,6 +136,12 @@ Environment Environment::detect() {
     if (e.local_rank < 0 || e.local_rank >= e.size)
       throw_error(Errc::invalid_argument, std::string(local_var) + "=" + l + " is outside [0, " +
                                               size_var + "=" + s + ")");
+    if (const char* ls = local_size_var ? env(local_size_var) : nullptr) {
+      e.local_size = parse_int(local_size_var, ls);
+      if (e.local_size < 1 || e.local_size > e.size)
+        throw_error(Errc::invalid_argument, std::string(local_size_var) + "=" + ls +
+                                                " is outside [1, " + size_var + "=" + s + "]");
+    }
   }
 
   // These override every source so a user can steer an mpirun/Slurm job too.

@@ -107,6 +107,8 @@ Config Config::from_env() {
     c.shm_single_copy = parse_bool("INTERLACE_SHM_SINGLE_COPY", v);
   if (const char* v = env_value("INTERLACE_SPIN"))
     c.spin_before_block = parse_nonneg_int("INTERLACE_SPIN", v);
+  if (const char* v = env_value("INTERLACE_YIELD"))
+    c.yield_before_block = parse_nonneg_int("INTERLACE_YIELD", v);
   if (const char* v = env_value("INTERLACE_PROGRESS")) {
     std::string s = v;
     if (s == "inline") c.progress = ProgressMode::inline_only;
@@ -134,7 +136,8 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_EAGER_LIMIT", std::to_string(eager_limit)},
       {"INTERLACE_SHM_RING_BYTES", std::to_string(shm_ring_bytes)},
       {"INTERLACE_SHM_SINGLE_COPY", shm_single_copy ? "1" : "0"},
-      {"INTERLACE_SPIN", std::to_string(spin_before_block)},
+      {"INTERLACE_SPIN", spin_before_block < 0 ? "auto" : std::to_string(spin_before_block)},
+      {"INTERLACE_YIELD", yield_before_block < 0 ? "auto" : std::to_string(yield_before_block)},
       {"INTERLACE_PROGRESS", progress == ProgressMode::thread ? "thread" : "inline"},
       {"INTERLACE_PEER_CHECK", fmt_double(peer_check_s)},
       {"INTERLACE_CONNECT_TIMEOUT", fmt_double(connect_timeout_s)},

@@ -36,6 +36,22 @@ inline void cpu_relax() {
 
 }  // namespace
 
+void Context::choose_wait_policy() {
+  // shm means one host; other fabrics know only what the launcher told us.
+  const int local = fabric_->name() == std::string("shm") ? size_
+                    : env_.local_size > 0                 ? env_.local_size
+                                                          : 1;
+  cpu_set_t set;
+  int cores = 0;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
+  if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const bool crowded = local > cores;
+  spin_rounds_ = config_.spin_before_block >= 0 ? config_.spin_before_block : crowded ? 0 : 2000;
+  yield_rounds_ = config_.yield_before_block >= 0 ? config_.yield_before_block : crowded ? 1000 : 0;
+  IL_LOG(debug, "wait policy: " << local << " local ranks on " << cores << " cores: spin "
+                                << spin_rounds_ << ", yield " << yield_rounds_);
+}
+
 ContextOptions Context::options_from_environment() {
   ContextOptions o;
   o.env = bootstrap::Environment::detect();
@@ -66,6 +82,7 @@ Context::Context(ContextOptions opts)
   IL_LOG(debug, "context up: rank " << rank_ << "/" << size_ << " fabric " << fabric_->name()
                                      << " job " << env_.job_id);
 
+  choose_wait_policy();
   backlog_.resize(size_);
   lost_.assign(size_, 0);
   watched_.assign(size_, 0);
@@ -234,7 +251,10 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
     }
     if (deadline.expired()) return Errc::timeout;
     if (moved) { idle_rounds = 0; continue; }
-    if (++idle_rounds < config_.spin_before_block) { cpu_relax(); continue; }
+    ++idle_rounds;
+    if (idle_rounds < spin_rounds_) { cpu_relax(); continue; }
+    // Crowded host: hand the core to a peer that has work before paying for a sleep.
+    if (idle_rounds < spin_rounds_ + yield_rounds_) { sched_yield(); continue; }
 
     const uint64_t now = now_ns();
     if (now >= next_peer_check) {

@@ -15,7 +15,8 @@ namespace {
 const char* kVars[] = {
     "INTERLACE_RANK", "INTERLACE_SIZE", "INTERLACE_JOB_ID", "INTERLACE_SECRET",
     "INTERLACE_STORE", "INTERLACE_LOCAL_RANK", "INTERLACE_HOST", "OMPI_COMM_WORLD_RANK",
-    "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_MCA_ess_base_jobid", "PMI_RANK",
+    "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE",
+    "INTERLACE_LOCAL_SIZE", "MPI_LOCALNRANKS", "OMPI_MCA_ess_base_jobid", "PMI_RANK",
     "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
     "SLURM_JOB_ID", "SLURM_JOBID", "SLURM_STEP_ID", "SLURM_STEPID", "SLURM_STEP_NUM_TASKS",
     "TMPDIR"};
@@ -90,6 +91,7 @@ TEST_F(BootstrapEnv, OpenMpi) {
   setenv("OMPI_COMM_WORLD_RANK", "1", 1);
   setenv("OMPI_COMM_WORLD_SIZE", "3", 1);
   setenv("OMPI_COMM_WORLD_LOCAL_RANK", "1", 1);
+  setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2", 1);
   setenv("OMPI_MCA_ess_base_jobid", "123456", 1);
   setenv("TMPDIR", "/var/tmp/", 1);
   setenv("PMI_RANK", "0", 1);  // Open MPI wins over PMI
@@ -99,6 +101,7 @@ TEST_F(BootstrapEnv, OpenMpi) {
   EXPECT_EQ(e.rank, 1);
   EXPECT_EQ(e.size, 3);
   EXPECT_EQ(e.local_rank, 1);
+  EXPECT_EQ(e.local_size, 2);
   EXPECT_EQ(e.job_id, "ompi-123456");
   EXPECT_EQ(e.store_url, "file:///var/tmp/interlace-ompi-123456");
   EXPECT_FALSE(e.secret.empty());
@@ -118,8 +121,17 @@ TEST_F(BootstrapEnv, Pmi) {
   setenv("PMI_RANK", "5", 1);
   setenv("PMI_SIZE", "6", 1);
   setenv("MPI_LOCALRANKID", "1", 1);
+  setenv("MPI_LOCALNRANKS", "7", 1);  // more local ranks than the job has
+  try {
+    Environment::detect();
+    ADD_FAILURE() << "MPI_LOCALNRANKS=7 with PMI_SIZE=6 was accepted";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("MPI_LOCALNRANKS=7"), std::string::npos) << err.what();
+  }
+  unsetenv("MPI_LOCALNRANKS");
   Environment e = Environment::detect();
   EXPECT_EQ(e.source, "pmi");
+  EXPECT_EQ(e.local_size, 0);
   EXPECT_EQ(e.rank, 5);
   EXPECT_EQ(e.size, 6);
   EXPECT_EQ(e.local_rank, 1);

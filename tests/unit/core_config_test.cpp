@@ -13,7 +13,7 @@ using namespace interlace;
 namespace {
 
 const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_SHM_RING_BYTES",
-                       "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_PROGRESS",
+                       "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_YIELD", "INTERLACE_PROGRESS",
                        "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
                        "INTERLACE_TCP_ADDR", "INTERLACE_LOG"};
 
@@ -84,6 +84,7 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
   setenv("INTERLACE_SHM_RING_BYTES", "1m", 1);
   setenv("INTERLACE_SHM_SINGLE_COPY", "0", 1);
   setenv("INTERLACE_SPIN", "17", 1);
+  setenv("INTERLACE_YIELD", "5", 1);
   setenv("INTERLACE_PROGRESS", "thread", 1);
   setenv("INTERLACE_PEER_CHECK", "0.5", 1);
   setenv("INTERLACE_CONNECT_TIMEOUT", "3", 1);
@@ -96,6 +97,7 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
   EXPECT_EQ(c.shm_ring_bytes, 1u << 20);
   EXPECT_FALSE(c.shm_single_copy);
   EXPECT_EQ(c.spin_before_block, 17);
+  EXPECT_EQ(c.yield_before_block, 5);
   EXPECT_EQ(c.progress, ProgressMode::thread);
   EXPECT_DOUBLE_EQ(c.peer_check_s, 0.5);
   EXPECT_DOUBLE_EQ(c.connect_timeout_s, 3.0);
@@ -120,6 +122,7 @@ TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
   expect_bad("INTERLACE_SHM_SINGLE_COPY", "maybe");
   expect_bad("INTERLACE_SPIN", "-3");
   expect_bad("INTERLACE_SPIN", "12abc");
+  expect_bad("INTERLACE_YIELD", "-1");
   expect_bad("INTERLACE_PROGRESS", "async");
   expect_bad("INTERLACE_PEER_CHECK", "0");
   expect_bad("INTERLACE_CONNECT_TIMEOUT", "soon");

@@ -1,7 +1,7 @@
 // Contract: discovers who this process is in the job. Sources, first match wins:
 //   1. interlace's launcher: INTERLACE_RANK, INTERLACE_SIZE, INTERLACE_JOB_ID,
 //      INTERLACE_SECRET, INTERLACE_STORE (file:///dir or tcp://host:port),
-//      INTERLACE_LOCAL_RANK, INTERLACE_HOST (name of the host group).
+//      INTERLACE_LOCAL_RANK, INTERLACE_LOCAL_SIZE, INTERLACE_HOST (name of the host group).
 //   2. mpirun (Open MPI): OMPI_COMM_WORLD_RANK/_SIZE/_LOCAL_RANK; job id from
 //      OMPI_MCA_ess_base_jobid (or the parent pid).
 //   3. PMI (MPICH/Hydra, Slurm PMI): PMI_RANK, PMI_SIZE.
@@ -18,6 +18,7 @@ struct Environment {
   int rank = 0;
   int size = 1;
   int local_rank = 0;
+  int local_size = 0;       // ranks on this host; 0 when the source does not say
   std::string job_id;       // unique per job; part of shm names and store keys
   std::string secret;       // per-job secret; empty only for singletons/test harnesses
   std::string store_url;    // file:///path or tcp://host:port

@@ -18,7 +18,13 @@ struct Config {
   // on the measured machine the pipelined two-copy path through the ring was 2-3x faster
   // from 256 KiB to 64 MiB (docs/benchmarks.md).
   bool shm_single_copy = false;
-  int spin_before_block = 2000;       // INTERLACE_SPIN: polls before a blocking wait
+  // INTERLACE_SPIN: polls before a waiting thread yields or blocks; INTERLACE_YIELD:
+  // sched_yield rounds after that, before it blocks. -1 = auto (engine::Context): 2000
+  // and 0 when every rank has a core, 0 and 1000 when the host's ranks outnumber its
+  // cores, where spinning steals the core a peer needs and a futex wake-up costs more
+  // than handing the core over (docs/configuration.md has the measurement).
+  int spin_before_block = -1;
+  int yield_before_block = -1;
   ProgressMode progress = ProgressMode::inline_only;  // INTERLACE_PROGRESS=inline|thread
   double peer_check_s = 0.2;          // INTERLACE_PEER_CHECK: liveness check period while blocked
   double connect_timeout_s = 30.0;    // INTERLACE_CONNECT_TIMEOUT

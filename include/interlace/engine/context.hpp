@@ -83,7 +83,8 @@ class Context final : private fabric::FrameSink {
   // One round: flush backlogs, poll the fabric. Returns true if any frame moved.
   bool progress();
 
-  // Progresses until done() is true. Spins config().spin_before_block rounds, then
+  // Progresses until done() is true. Spins, then yields the core (INTERLACE_SPIN,
+  // INTERLACE_YIELD; by default chosen by how crowded the host is), then
   // blocks in the fabric, checking peer liveness every config().peer_check_s.
   // Returns timeout when the deadline passes first.
   Errc wait_until(const std::function<bool()>& done, Deadline deadline = {});
@@ -126,6 +127,7 @@ class Context final : private fabric::FrameSink {
   bool flush_backlogs();
   bool replay_orphans();
   void progress_thread_main();
+  void choose_wait_policy();
 
   struct Pending {
     fabric::FrameHeader h;
@@ -152,6 +154,7 @@ class Context final : private fabric::FrameSink {
   std::vector<uint8_t> lost_;
   std::vector<uint8_t> watched_;
   int busy_ = 0;
+  int spin_rounds_ = 2000, yield_rounds_ = 0;  // resolved from config (auto: by crowding)
   bool in_progress_ = false;
   bool finalized_ = false;
   uint64_t local_ids_ = 0;
