@@ -8,13 +8,19 @@
 #include <vector>
 
 #include "coll/compression.hpp"
+#include "core/half.hpp"
 #include "interlace/core/error.hpp"
 
 namespace interlace::coll {
 
 namespace {
 
-template <uint16_t (*Narrow)(float)>
+// The inline, branch-free conversions (core/half.hpp) let these loops vectorise; the
+// out-of-line ones cost a call per element, which made compression slower than the
+// bytes it saved (docs/collectives.md). target_clones adds an AVX2 version picked at
+// load time where the CPU has it.
+template <uint16_t (*Narrow)(float) noexcept>
+__attribute__((target_clones("avx2", "default")))
 void narrow(const void* in, void* out, size_t n, Datatype dt) {
   auto* o = static_cast<uint16_t*>(out);
   if (dt == Datatype::float32) {
@@ -26,7 +32,8 @@ void narrow(const void* in, void* out, size_t n, Datatype dt) {
   }
 }
 
-template <float (*Widen)(uint16_t)>
+template <float (*Widen)(uint16_t) noexcept>
+__attribute__((target_clones("avx2", "default")))
 void widen(const void* in, void* out, size_t n, Datatype dt) {
   const auto* w = static_cast<const uint16_t*>(in);
   if (dt == Datatype::float32) {
@@ -45,9 +52,11 @@ struct Catalogue {
   std::vector<std::shared_ptr<const Compressor>> all;
   Catalogue() {
     all.push_back(std::make_shared<Compressor>(Compressor{"fp16", Datatype::float16, wide_float,
-                                                          narrow<float_to_half>, widen<half_to_float>}));
+                                                          narrow<detail::float_to_half_inline>,
+                                                          widen<detail::half_to_float_inline>}));
     all.push_back(std::make_shared<Compressor>(Compressor{"bf16", Datatype::bfloat16, wide_float,
-                                                          narrow<float_to_bfloat16>, widen<bfloat16_to_float>}));
+                                                          narrow<detail::float_to_bfloat16_inline>,
+                                                          widen<detail::bfloat16_to_float_inline>}));
   }
 };
 
