@@ -1,0 +1,210 @@
+// MPI environment: the process state, Init/Finalize, Abort, timers, version queries,
+// rank/size and the predefined communicator attributes.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "compat/mpi/mpi_core.hpp"
+
+#ifndef INTERLACE_VERSION
+#define INTERLACE_VERSION "unknown"
+#endif
+
+namespace interlace::mpi {
+
+State& state() {
+  static State s;
+  return s;
+}
+
+void register_predefined_comms(State& s) {
+  s.comms.put(MPI_COMM_WORLD, CommObj{s.rt.world(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_WORLD", true});
+  s.comms.put(MPI_COMM_SELF, CommObj{s.rt.self(), MPI_ERRORS_ARE_FATAL, "MPI_COMM_SELF", true});
+  s.groups.put(MPI_GROUP_EMPTY, GroupObj{});
+}
+
+MPI_Comm new_comm(Communicator c, MPI_Errhandler inherit) {
+  return state().comms.add(CommObj{std::move(c), inherit, "", false});
+}
+
+namespace {
+
+std::thread::id g_main_thread;
+
+void copy_out(const std::string& text, char* out, int* len, size_t cap) {
+  if (!out || !len) raise(MPI_ERR_ARG, "output string or length is a null pointer");
+  std::string t = text.substr(0, cap - 1);
+  std::memcpy(out, t.c_str(), t.size() + 1);
+  *len = static_cast<int>(t.size());
+}
+
+void init(int required, int* provided) {
+  State& s = state();
+  if (s.finalized) raise(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
+  if (s.initialized) raise(MPI_ERR_OTHER, "MPI is already initialized");
+  s.rt = Runtime::init();
+  register_predefined_comms(s);
+  register_predefined_types(s);
+  register_predefined_ops(s);
+  s.thread_level = std::clamp(required, MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
+  if (provided) *provided = s.thread_level;
+  g_main_thread = std::this_thread::get_id();
+  s.initialized = true;
+}
+
+// Points *attribute_val at a static int, as MPI specifies for predefined attributes.
+void get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  const Communicator& c = comm_of(comm);
+  if (!attribute_val || !flag) raise(MPI_ERR_ARG, "attribute_val or flag is a null pointer");
+  static int tag_ub, host, io, wtime_global, universe;
+  int* value = nullptr;
+  switch (keyval) {
+    case MPI_TAG_UB: tag_ub = kTagUpperBound; value = &tag_ub; break;
+    case MPI_HOST: host = MPI_PROC_NULL; value = &host; break;
+    case MPI_IO: io = c.rank(); value = &io; break;
+    case MPI_WTIME_IS_GLOBAL: wtime_global = 0; value = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE: universe = comm_of(MPI_COMM_WORLD).size(); value = &universe; break;
+    case MPI_APPNUM: break;  // not known: the launcher runs one program
+    default:
+      raise(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) +
+                                " is not a predefined attribute (user keyvals are not supported)");
+  }
+  *flag = value != nullptr;
+  if (value) *static_cast<int**>(attribute_val) = value;
+}
+
+}  // namespace
+
+// Used until mpi_op.cpp provides the real table: the predefined operators by name.
+__attribute__((weak)) void register_predefined_ops(State& s) {
+  static const char* const names[] = {nullptr,     "MPI_MAX",  "MPI_MIN",    "MPI_SUM",
+                                      "MPI_PROD",  "MPI_LAND", "MPI_BAND",   "MPI_LOR",
+                                      "MPI_BOR",   "MPI_LXOR", "MPI_BXOR",   "MPI_MINLOC",
+                                      "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
+  static_assert(std::size(names) == IL_MPI_PREDEFINED_OPS);
+  for (int h = 1; h < IL_MPI_PREDEFINED_OPS; ++h) s.ops.put(h, OpObj{names[h], true, true, nullptr});
+}
+
+}  // namespace interlace::mpi
+
+using namespace interlace::mpi;
+using interlace::Communicator;
+
+extern "C" {
+
+int MPI_Init(int* argc, char*** argv) {
+  return guard("MPI_Init", MPI_COMM_NULL, [&] { init(MPI_THREAD_SINGLE, nullptr); });
+}
+
+int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  return guard("MPI_Init_thread", MPI_COMM_NULL, [&] {
+    if (!provided) raise(MPI_ERR_ARG, "provided is a null pointer");
+    init(required, provided);
+  });
+}
+
+int MPI_Finalize(void) {
+  return guard("MPI_Finalize", MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Finalize");
+    drain_buffered_sends();
+    State& s = state();
+    s.rt.finalize();
+    s.finalized = true;
+  });
+}
+
+int MPI_Initialized(int* flag) {
+  if (flag) *flag = state().initialized;
+  return MPI_SUCCESS;
+}
+
+int MPI_Finalized(int* flag) {
+  if (flag) *flag = state().finalized;
+  return MPI_SUCCESS;
+}
+
+int MPI_Abort(MPI_Comm comm, int errorcode) {
+  std::fprintf(stderr, "MPI_Abort called on rank %d with error code %d\n",
+               world_rank_or_unknown(), errorcode);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  _exit(errorcode != 0 ? errorcode : 1);  // the launcher then stops the other ranks
+}
+
+double MPI_Wtime(void) {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+double MPI_Wtick(void) {
+  using period = std::chrono::steady_clock::period;
+  return static_cast<double>(period::num) / period::den;
+}
+
+int MPI_Get_processor_name(char* name, int* resultlen) {
+  return guard("MPI_Get_processor_name", MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Get_processor_name");
+    char host[MPI_MAX_PROCESSOR_NAME] = {};
+    if (gethostname(host, sizeof host - 1) != 0) std::strcpy(host, "localhost");
+    copy_out(host, name, resultlen, MPI_MAX_PROCESSOR_NAME);
+  });
+}
+
+int MPI_Get_version(int* version, int* subversion) {
+  if (version) *version = MPI_VERSION;
+  if (subversion) *subversion = MPI_SUBVERSION;
+  return MPI_SUCCESS;
+}
+
+int MPI_Get_library_version(char* version, int* resultlen) {
+  return guard("MPI_Get_library_version", MPI_COMM_NULL, [&] {
+    copy_out(std::string("interlace ") + INTERLACE_VERSION + " (MPI 3.1 subset)", version,
+             resultlen, MPI_MAX_LIBRARY_VERSION_STRING);
+  });
+}
+
+int MPI_Query_thread(int* provided) {
+  return guard("MPI_Query_thread", MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Query_thread");
+    if (!provided) raise(MPI_ERR_ARG, "provided is a null pointer");
+    *provided = state().thread_level;
+  });
+}
+
+int MPI_Is_thread_main(int* flag) {
+  return guard("MPI_Is_thread_main", MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Is_thread_main");
+    if (!flag) raise(MPI_ERR_ARG, "flag is a null pointer");
+    *flag = std::this_thread::get_id() == g_main_thread;
+  });
+}
+
+int MPI_Comm_rank(MPI_Comm comm, int* rank) {
+  return guard("MPI_Comm_rank", comm, [&] {
+    const Communicator& c = comm_of(comm);
+    if (!rank) raise(MPI_ERR_ARG, "rank is a null pointer");
+    *rank = c.rank();
+  });
+}
+
+int MPI_Comm_size(MPI_Comm comm, int* size) {
+  return guard("MPI_Comm_size", comm, [&] {
+    const Communicator& c = comm_of(comm);
+    if (!size) raise(MPI_ERR_ARG, "size is a null pointer");
+    *size = c.size();
+  });
+}
+
+int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return guard("MPI_Comm_get_attr", comm, [&] { get_attr(comm, keyval, attribute_val, flag); });
+}
+
+int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
+  return guard("MPI_Attr_get", comm, [&] { get_attr(comm, keyval, attribute_val, flag); });
+}
+
+}  // extern "C"

@@ -1,0 +1,445 @@
+// Requests: completion of every kind of ReqObj (p2p, coll, done, persistent) and the
+// Wait/Test families. A request is first "settled" (its operation finished, its
+// on_complete ran, its status stored: kind done), then "consumed" (status reported,
+// handle freed, or a persistent request made inactive).
+#include <deque>
+
+#include "compat/mpi/mpi_core.hpp"
+#include "interlace/core/clock.hpp"
+#include "interlace/engine/context.hpp"
+#include "p2p/p2p_engine.hpp"
+
+namespace interlace::mpi {
+namespace {
+
+using Kind = ReqObj::Kind;
+
+// Requests freed by MPI_Request_free while still running: they finish in the background.
+std::deque<ReqObj> g_orphans;
+
+MPI_Status empty() {
+  MPI_Status st;
+  empty_status(&st);
+  return st;
+}
+
+// Finishes r's operation if it can (blocking when `block`); true once r is kind done
+// or an inactive persistent request.
+bool settle(ReqObj& r, bool block) {
+  if (r.kind == Kind::done || r.kind == Kind::persistent_inactive) return true;
+  int cls = MPI_SUCCESS;
+  std::string msg;
+  try {
+    if (r.kind == Kind::p2p) {
+      if (block) r.p2p.wait();
+      else if (!r.p2p.test()) return false;
+    } else {
+      if (block) r.coll.wait();
+      else if (!r.coll.test()) return false;
+    }
+  } catch (const MpiError& e) {
+    cls = e.error_class();
+    msg = e.what();
+  } catch (const Error& e) {
+    cls = error_class_of(e.code());
+    msg = e.what();
+  } catch (const std::bad_alloc&) {
+    cls = MPI_ERR_NO_MEM;
+    msg = "out of memory";
+  }
+  if (r.kind == Kind::p2p && !r.p2p.is_null()) {
+    // The engine's status is kept even when wait() raised (e.g. truncation: source, tag).
+    to_mpi_status(r.p2p.impl()->status, &r.status);
+  } else {
+    empty_status(&r.status);
+  }
+  r.status.MPI_ERROR = MPI_SUCCESS;
+  if (r.on_complete) {
+    try {
+      r.on_complete(r.status);
+    } catch (const MpiError& e) {
+      if (cls == MPI_SUCCESS) { cls = e.error_class(); msg = e.what(); }
+    } catch (const Error& e) {
+      if (cls == MPI_SUCCESS) { cls = error_class_of(e.code()); msg = e.what(); }
+    }
+  }
+  if (cls != MPI_SUCCESS) r.status.MPI_ERROR = make_error_code(cls, msg);
+  r.kind = Kind::done;
+  r.p2p = Request{};
+  r.coll = coll::Request{};
+  r.on_complete = nullptr;
+  r.keep.reset();
+  return true;
+}
+
+// Reports a settled request's status and frees it (persistent: makes it inactive).
+MPI_Status consume(MPI_Request* handle) {
+  ReqObj& r = *state().requests.get(*handle);
+  MPI_Status st = r.status;
+  if (r.persistent) {
+    r.kind = Kind::persistent_inactive;
+    r.status = empty();
+  } else {
+    state().requests.remove(*handle);
+    *handle = MPI_REQUEST_NULL;
+  }
+  return st;
+}
+
+void reap_orphans() {
+  for (auto it = g_orphans.begin(); it != g_orphans.end();) {
+    if (settle(*it, false)) it = g_orphans.erase(it);
+    else ++it;
+  }
+}
+
+bool is_active(MPI_Request h) {
+  const ReqObj* r = state().requests.get(h);
+  return r && r->kind != Kind::persistent_inactive;
+}
+
+MPI_Comm comm_of_request(MPI_Request h) {
+  const ReqObj* r = state().initialized ? state().requests.get(h) : nullptr;
+  return r ? r->comm : MPI_COMM_NULL;
+}
+
+MPI_Comm comm_of_requests(int count, const MPI_Request* reqs) {
+  for (int i = 0; reqs && i < count; ++i)
+    if (MPI_Comm c = comm_of_request(reqs[i]); c != MPI_COMM_NULL) return c;
+  return MPI_COMM_NULL;
+}
+
+void check_array(int count, const MPI_Request* reqs) {
+  check_count(count, "count");
+  if (count > 0 && !reqs) raise(MPI_ERR_ARG, "array_of_requests is a null pointer");
+  for (int i = 0; i < count; ++i)
+    if (reqs[i] != MPI_REQUEST_NULL) req_obj(reqs[i]);  // raises on a bad handle
+}
+
+// Blocks until one of the active, unsettled requests can make progress towards
+// completion. p2p-only sets sleep in the engine until one is done; sets with
+// collectives wake at least every millisecond to test them.
+void block_until_any(int count, const MPI_Request* reqs) {
+  std::vector<ReqObj*> pending;
+  bool all_p2p = true;
+  for (int i = 0; i < count; ++i) {
+    if (!is_active(reqs[i])) continue;
+    ReqObj* r = state().requests.get(reqs[i]);
+    if (r->kind == Kind::done) return;
+    all_p2p = all_p2p && r->kind == Kind::p2p;
+    pending.push_back(r);
+  }
+  if (pending.empty()) return;
+  if (pending.size() == 1) {
+    settle(*pending[0], true);
+    return;
+  }
+  auto p2p_done = [&] {
+    for (ReqObj* r : pending)
+      if (r->kind == Kind::p2p && (r->p2p.is_null() || r->p2p.impl()->done)) return true;
+    return false;
+  };
+  engine::Context& ctx = state().rt.context();
+  if (!all_p2p) {
+    ctx.wait_until(p2p_done, Deadline::after(0.001));
+    return;
+  }
+  const double limit = ctx.config().op_timeout_s;
+  Errc rc = ctx.wait_until(p2p_done, Deadline::after(limit));
+  if (rc == Errc::timeout)
+    raise(MPI_ERR_TIMEOUT, "no request completed within " + std::to_string(limit) +
+                               " s (INTERLACE_TIMEOUT)");
+  if (rc != Errc::ok) throw_error(rc, "waiting for requests failed");
+}
+
+void put_status(MPI_Status* statuses, int i, const MPI_Status& st) {
+  if (statuses) statuses[i] = st;
+}
+
+// Consumes the settled requests among `indices`; raises MPI_ERR_IN_STATUS naming
+// each failure when one failed (its status holds the error code).
+void consume_many(MPI_Request* reqs, const std::vector<int>& indices, MPI_Status* statuses,
+                  int* out_indices) {
+  std::string failures;
+  for (size_t k = 0; k < indices.size(); ++k) {
+    const int i = indices[k];
+    MPI_Status st = reqs[i] == MPI_REQUEST_NULL ? empty() : consume(&reqs[i]);
+    if (st.MPI_ERROR != MPI_SUCCESS) {
+      std::string m = error_message_of(st.MPI_ERROR);
+      failures += (failures.empty() ? "" : "; ") + ("request " + std::to_string(i) + ": " + m);
+    }
+    put_status(statuses, out_indices ? static_cast<int>(k) : i, st);
+    if (out_indices) out_indices[k] = i;
+  }
+  if (!failures.empty()) raise(MPI_ERR_IN_STATUS, failures);
+}
+
+}  // namespace
+
+void to_mpi_status(const Status& s, MPI_Status* out) {
+  if (!out) return;
+  out->MPI_SOURCE = s.source;
+  out->MPI_TAG = s.source == MPI_PROC_NULL ? MPI_ANY_TAG : s.tag;
+  out->MPI_ERROR = error_class_of(s.error);
+  out->il_cancelled = s.cancelled;
+  out->il_bytes = static_cast<long long>(s.bytes);
+}
+
+void empty_status(MPI_Status* out) {
+  if (!out) return;
+  out->MPI_SOURCE = MPI_ANY_SOURCE;
+  out->MPI_TAG = MPI_ANY_TAG;
+  out->MPI_ERROR = MPI_SUCCESS;
+  out->il_cancelled = 0;
+  out->il_bytes = 0;
+}
+
+MPI_Status wait_local(ReqObj r) {
+  settle(r, true);
+  return r.status;
+}
+
+MPI_Request new_request(ReqObj r) {
+  if (!g_orphans.empty()) reap_orphans();
+  return state().requests.add(std::move(r));
+}
+
+}  // namespace interlace::mpi
+
+using namespace interlace::mpi;
+using interlace::mpi::Kind;
+
+extern "C" {
+
+int MPI_Wait(MPI_Request* request, MPI_Status* status) {
+  return guard("MPI_Wait", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Wait");
+    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
+    if (*request == MPI_REQUEST_NULL) return empty_status(status);
+    settle(req_obj(*request), true);
+    MPI_Status st = consume(request);
+    if (status) *status = st;
+    if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
+  });
+}
+
+int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
+  return guard("MPI_Test", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Test");
+    if (!request || !flag) raise(MPI_ERR_ARG, "request or flag is a null pointer");
+    *flag = 0;
+    if (*request == MPI_REQUEST_NULL) {
+      *flag = 1;
+      return empty_status(status);
+    }
+    if (!settle(req_obj(*request), false)) return;
+    *flag = 1;
+    MPI_Status st = consume(request);
+    if (status) *status = st;
+    if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
+  });
+}
+
+int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
+  return guard("MPI_Waitall", comm_of_requests(count, reqs), [&] {
+    require_initialized("MPI_Waitall");
+    check_array(count, reqs);
+    std::vector<int> all;
+    for (int i = 0; i < count; ++i) {
+      // Waiting on each in turn is enough: all of them progress during any wait.
+      if (reqs[i] != MPI_REQUEST_NULL) settle(*state().requests.get(reqs[i]), true);
+      all.push_back(i);
+    }
+    consume_many(reqs, all, statuses, nullptr);
+  });
+}
+
+int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
+  return guard("MPI_Testall", comm_of_requests(count, reqs), [&] {
+    require_initialized("MPI_Testall");
+    check_array(count, reqs);
+    if (!flag) raise(MPI_ERR_ARG, "flag is a null pointer");
+    bool all_done = true;
+    std::vector<int> all;
+    for (int i = 0; i < count; ++i) {
+      if (reqs[i] != MPI_REQUEST_NULL && !settle(*state().requests.get(reqs[i]), false))
+        all_done = false;
+      all.push_back(i);
+    }
+    *flag = all_done;  // otherwise nothing is reported: settled ones wait for a later call
+    if (all_done) consume_many(reqs, all, statuses, nullptr);
+  });
+}
+
+// Shared by Waitany/Testany: reports the first settled active request.
+static bool any_settled(int count, MPI_Request reqs[], int* index, MPI_Status* status,
+                        bool* none_active) {
+  *none_active = true;
+  for (int i = 0; i < count; ++i) {
+    if (!is_active(reqs[i])) continue;
+    *none_active = false;
+    if (!settle(*state().requests.get(reqs[i]), false)) continue;
+    *index = i;
+    MPI_Status st = consume(&reqs[i]);
+    if (status) *status = st;
+    if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
+    return true;
+  }
+  if (*none_active) {
+    *index = MPI_UNDEFINED;
+    empty_status(status);
+  }
+  return false;
+}
+
+int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
+  return guard("MPI_Waitany", comm_of_requests(count, reqs), [&] {
+    require_initialized("MPI_Waitany");
+    check_array(count, reqs);
+    if (!index) raise(MPI_ERR_ARG, "index is a null pointer");
+    bool none_active = false;
+    while (!any_settled(count, reqs, index, status, &none_active) && !none_active)
+      block_until_any(count, reqs);
+  });
+}
+
+int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
+  return guard("MPI_Testany", comm_of_requests(count, reqs), [&] {
+    require_initialized("MPI_Testany");
+    check_array(count, reqs);
+    if (!index || !flag) raise(MPI_ERR_ARG, "index or flag is a null pointer");
+    bool none_active = false;
+    *flag = 0;
+    *index = MPI_UNDEFINED;
+    bool found = any_settled(count, reqs, index, status, &none_active);
+    *flag = found || none_active;
+  });
+}
+
+// Shared by Waitsome/Testsome: reports every settled active request.
+static void some_settled(int count, MPI_Request reqs[], int* outcount, int indices[],
+                         MPI_Status statuses[], bool block) {
+  for (;;) {
+    std::vector<int> done;
+    bool any_active = false;
+    for (int i = 0; i < count; ++i) {
+      if (!is_active(reqs[i])) continue;
+      any_active = true;
+      if (settle(*state().requests.get(reqs[i]), false)) done.push_back(i);
+    }
+    if (!any_active) {
+      *outcount = MPI_UNDEFINED;
+      return;
+    }
+    if (!done.empty() || !block) {
+      *outcount = static_cast<int>(done.size());
+      if (!indices && !done.empty()) raise(MPI_ERR_ARG, "array_of_indices is a null pointer");
+      consume_many(reqs, done, statuses, indices);
+      return;
+    }
+    block_until_any(count, reqs);
+  }
+}
+
+int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return guard("MPI_Waitsome", comm_of_requests(incount, reqs), [&] {
+    require_initialized("MPI_Waitsome");
+    check_array(incount, reqs);
+    if (!outcount) raise(MPI_ERR_ARG, "outcount is a null pointer");
+    some_settled(incount, reqs, outcount, indices, statuses, true);
+  });
+}
+
+int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
+                 MPI_Status statuses[]) {
+  return guard("MPI_Testsome", comm_of_requests(incount, reqs), [&] {
+    require_initialized("MPI_Testsome");
+    check_array(incount, reqs);
+    if (!outcount) raise(MPI_ERR_ARG, "outcount is a null pointer");
+    some_settled(incount, reqs, outcount, indices, statuses, false);
+  });
+}
+
+int MPI_Request_free(MPI_Request* request) {
+  return guard("MPI_Request_free", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Request_free");
+    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
+    ReqObj& r = req_obj(*request);
+    // A running operation still completes (MPI semantics): it finishes as an orphan.
+    if (r.kind == Kind::p2p || r.kind == Kind::coll) g_orphans.push_back(std::move(r));
+    state().requests.remove(*request);
+    *request = MPI_REQUEST_NULL;
+  });
+}
+
+int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
+  return guard("MPI_Request_get_status", comm_of_request(request), [&] {
+    require_initialized("MPI_Request_get_status");
+    if (!flag) raise(MPI_ERR_ARG, "flag is a null pointer");
+    if (request == MPI_REQUEST_NULL) {
+      *flag = 1;
+      return empty_status(status);
+    }
+    ReqObj& r = req_obj(request);
+    *flag = settle(r, false);
+    if (*flag && status) *status = r.kind == Kind::done ? r.status : MPI_Status{};
+    if (*flag && r.kind == Kind::persistent_inactive) empty_status(status);
+  });
+}
+
+int MPI_Cancel(MPI_Request* request) {
+  return guard("MPI_Cancel", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Cancel");
+    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
+    ReqObj& r = req_obj(*request);
+    if (r.kind == Kind::coll) raise(MPI_ERR_REQUEST, "a collective request cannot be cancelled");
+    // Only unmatched receives can be cancelled; a send cancel is a no-op (the send
+    // completes normally and MPI_Test_cancelled reports false), as MPI allows.
+    if (r.kind == Kind::p2p && !r.p2p.is_null() &&
+        r.p2p.impl()->op == interlace::p2p::RequestImpl::Op::recv)
+      r.p2p.cancel();
+  });
+}
+
+int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
+  return guard("MPI_Test_cancelled", MPI_COMM_NULL, [&] {
+    if (!status || !flag) raise(MPI_ERR_ARG, "status or flag is a null pointer");
+    *flag = status->il_cancelled != 0;
+  });
+}
+
+int MPI_Start(MPI_Request* request) {
+  return guard("MPI_Start", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
+    require_initialized("MPI_Start");
+    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
+    ReqObj& r = req_obj(*request);
+    if (!r.persistent || !r.start)
+      raise(MPI_ERR_REQUEST, "request " + std::to_string(*request) + " is not persistent");
+    if (r.kind != Kind::persistent_inactive)
+      raise(MPI_ERR_REQUEST, "request " + std::to_string(*request) + " is already active");
+    r.start(r);
+  });
+}
+
+int MPI_Startall(int count, MPI_Request reqs[]) {
+  return guard("MPI_Startall", comm_of_requests(count, reqs), [&] {
+    require_initialized("MPI_Startall");
+    check_array(count, reqs);
+    for (int i = 0; i < count; ++i) {
+      ReqObj& r = req_obj(reqs[i]);
+      if (!r.persistent || !r.start)
+        raise(MPI_ERR_REQUEST, "request " + std::to_string(reqs[i]) + " (index " +
+                                   std::to_string(i) + ") is not persistent");
+      if (r.kind != Kind::persistent_inactive)
+        raise(MPI_ERR_REQUEST, "request " + std::to_string(reqs[i]) + " (index " +
+                                   std::to_string(i) + ") is already active");
+    }
+    for (int i = 0; i < count; ++i) {
+      ReqObj& r = *state().requests.get(reqs[i]);
+      r.start(r);
+    }
+  });
+}
+
+}  // extern "C"
