@@ -11,8 +11,10 @@ namespace interlace::mpi {
 namespace {
 
 // A one-block predefined type of C size `size`.
-TypeObj basic_type(const char* name, size_t size, std::optional<Datatype> core) {
+TypeObj basic_type(const char* name, size_t size, std::optional<Datatype> core,
+                   size_t align) {
   TypeObj t;
+  t.align = align;
   t.name = name;
   t.size = size;
   t.extent = t.true_extent = static_cast<MPI_Aint>(size);
@@ -30,6 +32,7 @@ template <class V, class I>
 TypeObj pair_type(const char* name) {
   struct Pair { V v; I i; };
   TypeObj t;
+  t.align = alignof(Pair);
   t.name = name;
   t.size = sizeof(V) + sizeof(I);
   t.extent = t.true_extent = static_cast<MPI_Aint>(sizeof(Pair));
@@ -63,7 +66,9 @@ constexpr std::optional<Datatype> int_core() {
 }
 
 template <class T>
-TypeObj int_type(const char* name) { return basic_type(name, sizeof(T), int_core<T>()); }
+TypeObj int_type(const char* name) {
+  return basic_type(name, sizeof(T), int_core<T>(), alignof(T));
+}
 
 }  // namespace
 
@@ -75,7 +80,7 @@ void register_predefined_types(State& s) {
   put(MPI_CHAR, int_type<signed char>("MPI_CHAR"));
   put(MPI_SIGNED_CHAR, int_type<signed char>("MPI_SIGNED_CHAR"));
   put(MPI_UNSIGNED_CHAR, int_type<unsigned char>("MPI_UNSIGNED_CHAR"));
-  put(MPI_BYTE, basic_type("MPI_BYTE", 1, Datatype::uint8));
+  put(MPI_BYTE, basic_type("MPI_BYTE", 1, Datatype::uint8, 1));
   put(MPI_WCHAR, int_type<wchar_t>("MPI_WCHAR"));
   put(MPI_SHORT, int_type<short>("MPI_SHORT"));
   put(MPI_UNSIGNED_SHORT, int_type<unsigned short>("MPI_UNSIGNED_SHORT"));
@@ -85,10 +90,11 @@ void register_predefined_types(State& s) {
   put(MPI_UNSIGNED_LONG, int_type<unsigned long>("MPI_UNSIGNED_LONG"));
   put(MPI_LONG_LONG_INT, int_type<long long>("MPI_LONG_LONG_INT"));
   put(MPI_UNSIGNED_LONG_LONG, int_type<unsigned long long>("MPI_UNSIGNED_LONG_LONG"));
-  put(MPI_FLOAT, basic_type("MPI_FLOAT", sizeof(float), Datatype::float32));
-  put(MPI_DOUBLE, basic_type("MPI_DOUBLE", sizeof(double), Datatype::float64));
-  put(MPI_LONG_DOUBLE, basic_type("MPI_LONG_DOUBLE", sizeof(long double), std::nullopt));
-  put(MPI_C_BOOL, basic_type("MPI_C_BOOL", sizeof(bool), Datatype::uint8));
+  put(MPI_FLOAT, basic_type("MPI_FLOAT", sizeof(float), Datatype::float32, alignof(float)));
+  put(MPI_DOUBLE, basic_type("MPI_DOUBLE", sizeof(double), Datatype::float64, alignof(double)));
+  put(MPI_LONG_DOUBLE, basic_type("MPI_LONG_DOUBLE", sizeof(long double), std::nullopt,
+                                     alignof(long double)));
+  put(MPI_C_BOOL, basic_type("MPI_C_BOOL", sizeof(bool), Datatype::uint8, alignof(bool)));
   put(MPI_INT8_T, int_type<int8_t>("MPI_INT8_T"));
   put(MPI_INT16_T, int_type<int16_t>("MPI_INT16_T"));
   put(MPI_INT32_T, int_type<int32_t>("MPI_INT32_T"));
@@ -100,11 +106,14 @@ void register_predefined_types(State& s) {
   put(MPI_AINT, int_type<MPI_Aint>("MPI_AINT"));
   put(MPI_OFFSET, int_type<MPI_Offset>("MPI_OFFSET"));
   put(MPI_COUNT, int_type<MPI_Count>("MPI_COUNT"));
-  put(MPI_PACKED, basic_type("MPI_PACKED", 1, Datatype::uint8));
-  put(MPI_C_FLOAT_COMPLEX, basic_type("MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), std::nullopt));
-  put(MPI_C_DOUBLE_COMPLEX, basic_type("MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), std::nullopt));
+  put(MPI_PACKED, basic_type("MPI_PACKED", 1, Datatype::uint8, 1));
+  put(MPI_C_FLOAT_COMPLEX, basic_type("MPI_C_FLOAT_COMPLEX", 2 * sizeof(float), std::nullopt,
+                                         alignof(float)));
+  put(MPI_C_DOUBLE_COMPLEX, basic_type("MPI_C_DOUBLE_COMPLEX", 2 * sizeof(double), std::nullopt,
+                                          alignof(double)));
   put(MPI_C_LONG_DOUBLE_COMPLEX,
-      basic_type("MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), std::nullopt));
+      basic_type("MPI_C_LONG_DOUBLE_COMPLEX", 2 * sizeof(long double), std::nullopt,
+                 alignof(long double)));
   put(MPI_FLOAT_INT, pair_type<float, int>("MPI_FLOAT_INT"));
   put(MPI_DOUBLE_INT, pair_type<double, int>("MPI_DOUBLE_INT"));
   put(MPI_LONG_INT, pair_type<long, int>("MPI_LONG_INT"));

@@ -79,16 +79,6 @@ void get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
 
 }  // namespace
 
-// Used until mpi_op.cpp provides the real table: the predefined operators by name.
-__attribute__((weak)) void register_predefined_ops(State& s) {
-  static const char* const names[] = {nullptr,     "MPI_MAX",  "MPI_MIN",    "MPI_SUM",
-                                      "MPI_PROD",  "MPI_LAND", "MPI_BAND",   "MPI_LOR",
-                                      "MPI_BOR",   "MPI_LXOR", "MPI_BXOR",   "MPI_MINLOC",
-                                      "MPI_MAXLOC", "MPI_REPLACE", "MPI_NO_OP"};
-  static_assert(std::size(names) == IL_MPI_PREDEFINED_OPS);
-  for (int h = 1; h < IL_MPI_PREDEFINED_OPS; ++h) s.ops.put(h, OpObj{names[h], true, true, nullptr});
-}
-
 }  // namespace interlace::mpi
 
 using namespace interlace::mpi;
