@@ -1,0 +1,406 @@
+/* ranks: 1 2 3 4 8 */
+/* Blocking collectives: every collective with counts 0..20000, every root, MPI_IN_PLACE
+ * where MPI allows it, int/double and a derived type (vector with gaps, whose gaps must
+ * stay untouched), send and receive types that differ but have the same signature,
+ * MINLOC/MAXLOC pairs; results compared with values computed locally. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int rank, size;
+static MPI_Datatype vec; /* 2 ints at offsets 0 and 2 ints: extent 3 ints, gap in between */
+static MPI_Op vsum;      /* sum over vec elements (predefined ops take predefined types only) */
+
+static void vec_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const int *a = in;
+  int *b = inout;
+  for (int e = 0; e < *len; ++e) {
+    b[3 * e] += a[3 * e];
+    b[3 * e + 2] += a[3 * e + 2];
+  }
+  (void)type;
+}
+
+static void fail(const char *what, int a, int b) {
+  fprintf(stderr, "FAIL: rank %d: %s (%d, %d)\n", rank, what, a, b);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+#define CHECK(cond, what, a, b) \
+  do {                          \
+    if (!(cond)) fail(what, a, b); \
+  } while (0)
+
+#define GAP (-7)
+static const int counts[] = {0, 1, 5, 20000};
+#define NC 4
+
+static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
+static int sum_upto(int nranks, int i) { /* sum of val(r, i) for r < nranks */
+  return nranks * (i * 7 + 1) + 100003 * (nranks * (nranks - 1) / 2);
+}
+static int *ints(size_t n, int fill) {
+  int *p = malloc((n ? n : 1) * sizeof(int));
+  for (size_t i = 0; i < n; ++i) p[i] = fill;
+  return p;
+}
+/* vec layout: element e holds ints at 3e and 3e+2 */
+static void vec_put(int *b, int e, int x0, int x1) { b[3 * e] = x0; b[3 * e + 2] = x1; }
+static void vec_check(const int *b, int e, int x0, int x1, const char *what) {
+  CHECK(b[3 * e] == x0 && b[3 * e + 2] == x1, what, e, b[3 * e]);
+  CHECK(b[3 * e + 1] == GAP, "gap overwritten", e, b[3 * e + 1]);
+}
+
+static void test_bcast(void) {
+  for (int root = 0; root < size; ++root)
+    for (int c = 0; c < NC; ++c) {
+      int n = counts[c];
+      int *b = ints(n, -1);
+      if (rank == root) for (int i = 0; i < n; ++i) b[i] = val(root, i);
+      MPI_Bcast(b, n, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < n; ++i) CHECK(b[i] == val(root, i), "bcast int", root, i);
+      free(b);
+    }
+  for (int root = 0; root < size; ++root) {
+    double d[3] = {0, 0, 0};
+    if (rank == root) { d[0] = 1.5 * root; d[1] = -2.25; d[2] = 1e300; }
+    MPI_Bcast(d, 3, MPI_DOUBLE, root, MPI_COMM_WORLD);
+    CHECK(d[0] == 1.5 * root && d[1] == -2.25 && d[2] == 1e300, "bcast double", root, 0);
+    int n = 1000, *b = ints(3 * n, GAP);
+    if (rank == root) for (int e = 0; e < n; ++e) vec_put(b, e, val(root, 2 * e), val(root, 2 * e + 1));
+    MPI_Bcast(b, n, vec, root, MPI_COMM_WORLD);
+    for (int e = 0; e < n; ++e) vec_check(b, e, val(root, 2 * e), val(root, 2 * e + 1), "bcast vec");
+    free(b);
+  }
+}
+
+static void test_reduce(void) {
+  for (int root = 0; root < size; ++root)
+    for (int c = 0; c < NC; ++c) {
+      int n = counts[c];
+      int *s = ints(n, 0), *r = ints(n, -1);
+      for (int i = 0; i < n; ++i) s[i] = val(rank, i);
+      MPI_Reduce(s, r, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+      if (rank == root) for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(size, i), "reduce sum", root, i);
+      /* in place at the root */
+      for (int i = 0; i < n; ++i) r[i] = val(rank, i);
+      MPI_Reduce(rank == root ? MPI_IN_PLACE : s, r, n, MPI_INT, MPI_SUM, root, MPI_COMM_WORLD);
+      if (rank == root) for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(size, i), "reduce in place", root, i);
+      free(s);
+      free(r);
+    }
+  for (int root = 0; root < size; ++root) {
+    double d[4], m[4];
+    for (int i = 0; i < 4; ++i) d[i] = (double)((rank + i) % size) + 0.5;
+    MPI_Reduce(d, m, 4, MPI_DOUBLE, MPI_MAX, root, MPI_COMM_WORLD);
+    if (rank == root) for (int i = 0; i < 4; ++i) CHECK(m[i] == size - 0.5, "reduce max double", root, i);
+    int n = 700, *s = ints(3 * n, GAP), *r = ints(3 * n, GAP);
+    for (int e = 0; e < n; ++e) vec_put(s, e, val(rank, 2 * e), val(rank, 2 * e + 1));
+    MPI_Reduce(s, r, n, vec, vsum, root, MPI_COMM_WORLD);
+    if (rank == root)
+      for (int e = 0; e < n; ++e) vec_check(r, e, sum_upto(size, 2 * e), sum_upto(size, 2 * e + 1), "reduce vec");
+    free(s);
+    free(r);
+  }
+}
+
+static void test_allreduce(void) {
+  for (int c = 0; c < NC; ++c) {
+    int n = counts[c];
+    int *s = ints(n, 0), *r = ints(n, -1);
+    for (int i = 0; i < n; ++i) s[i] = val(rank, i);
+    MPI_Allreduce(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(size, i), "allreduce sum", n, i);
+    MPI_Allreduce(MPI_IN_PLACE, s, n, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(s[i] == val(0, i), "allreduce min in place", n, i);
+    free(s);
+    free(r);
+  }
+  double d = rank + 0.25, dm;
+  MPI_Allreduce(&d, &dm, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  CHECK(dm == size - 0.75, "allreduce max double", 0, 0);
+  int n = 3000, *s = ints(3 * n, GAP), *r = ints(3 * n, GAP);
+  for (int e = 0; e < n; ++e) vec_put(s, e, val(rank, 2 * e), val(rank, 2 * e + 1));
+  MPI_Allreduce(s, r, n, vec, vsum, MPI_COMM_WORLD);
+  for (int e = 0; e < n; ++e) vec_check(r, e, sum_upto(size, 2 * e), sum_upto(size, 2 * e + 1), "allreduce vec");
+  MPI_Allreduce(MPI_IN_PLACE, s, n, vec, vsum, MPI_COMM_WORLD);
+  for (int e = 0; e < n; ++e) vec_check(s, e, sum_upto(size, 2 * e), sum_upto(size, 2 * e + 1), "allreduce vec in place");
+  free(s);
+  free(r);
+  /* MAXLOC / MINLOC on a pair type, large enough for the engine's splitting algorithms;
+   * every fifth element ties (all ranks equal): the lowest rank wins. */
+  struct { double v; int i; } *p = malloc(3000 * sizeof(*p)), *q = malloc(3000 * sizeof(*q));
+  for (int k = 0; k < 3000; ++k) { p[k].v = (k % 5 == 0) ? 1.0 : (double)((k + rank) % size); p[k].i = rank; }
+  MPI_Allreduce(p, q, 3000, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
+  for (int k = 0; k < 3000; ++k) {
+    int who = k % 5 == 0 ? 0 : ((size - 1 - k) % size + size) % size;
+    double best = k % 5 == 0 ? 1.0 : size - 1;
+    CHECK(q[k].v == best && q[k].i == who, "allreduce maxloc", k, q[k].i);
+  }
+  MPI_Allreduce(p, q, 3000, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
+  for (int k = 0; k < 3000; ++k) {
+    int who = k % 5 == 0 ? 0 : ((-k) % size + size) % size;
+    double best = k % 5 == 0 ? 1.0 : 0.0;
+    CHECK(q[k].v == best && q[k].i == who, "allreduce minloc", k, q[k].i);
+  }
+  free(p);
+  free(q);
+}
+
+static void test_gather_scatter(void) {
+  for (int root = 0; root < size; ++root)
+    for (int c = 0; c < NC; ++c) {
+      int n = counts[c];
+      int *s = ints(n, 0), *r = ints((size_t)n * size, -1);
+      for (int i = 0; i < n; ++i) s[i] = val(rank, i);
+      MPI_Gather(s, n, MPI_INT, r, n, MPI_INT, root, MPI_COMM_WORLD);
+      if (rank == root)
+        for (int q = 0; q < size; ++q)
+          for (int i = 0; i < n; ++i) CHECK(r[q * n + i] == val(q, i), "gather", q, i);
+      /* in place: the root's block already sits in recvbuf */
+      for (int i = 0; i < n * size; ++i) r[i] = -1;
+      if (rank == root) for (int i = 0; i < n; ++i) r[root * n + i] = val(root, i);
+      MPI_Gather(rank == root ? MPI_IN_PLACE : s, n, MPI_INT, r, n, MPI_INT, root, MPI_COMM_WORLD);
+      if (rank == root)
+        for (int q = 0; q < size; ++q)
+          for (int i = 0; i < n; ++i) CHECK(r[q * n + i] == val(q, i), "gather in place", q, i);
+      /* scatter back: rank q gets block q */
+      for (int i = 0; i < n; ++i) s[i] = -1;
+      MPI_Scatter(r, n, MPI_INT, s, n, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < n; ++i) CHECK(s[i] == val(rank, i), "scatter", root, i);
+      if (rank == root) for (int i = 0; i < n; ++i) r[root * n + i] = -5;
+      MPI_Scatter(r, n, MPI_INT, rank == root ? MPI_IN_PLACE : s, n, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < n; ++i) CHECK(s[i] == val(rank, i), "scatter in place", root, i);
+      if (rank == root) for (int i = 0; i < n; ++i) CHECK(r[root * n + i] == -5, "scatter in place root block", root, i);
+      free(s);
+      free(r);
+    }
+  /* different types, same signature: 2n ints sent, n vec elements received (and back) */
+  for (int root = 0; root < size; ++root) {
+    int n = 300, *s = ints(2 * n, 0), *r = ints((size_t)3 * n * size, GAP);
+    for (int i = 0; i < 2 * n; ++i) s[i] = val(rank, i);
+    MPI_Gather(s, 2 * n, MPI_INT, r, n, vec, root, MPI_COMM_WORLD);
+    if (rank == root)
+      for (int q = 0; q < size; ++q)
+        for (int e = 0; e < n; ++e) vec_check(r, q * n + e, val(q, 2 * e), val(q, 2 * e + 1), "gather vec");
+    for (int i = 0; i < 2 * n; ++i) s[i] = -1;
+    MPI_Scatter(r, n, vec, s, 2 * n, MPI_INT, root, MPI_COMM_WORLD);
+    for (int i = 0; i < 2 * n; ++i) CHECK(s[i] == val(rank, i), "scatter vec", root, i);
+    free(s);
+    free(r);
+  }
+}
+
+/* vector forms: rank q owns cnt(q) = q % 3 + base elements, laid out in reverse rank
+ * order with a gap of 2 elements between blocks */
+static int cnt(int q, int base) { return q % 3 + base; }
+static void layout(int base, int *cnts, int *displs, int *total) {
+  int pos = 0;
+  for (int q = size - 1; q >= 0; --q) {
+    cnts[q] = cnt(q, base);
+    displs[q] = pos;
+    pos += cnts[q] + 2;
+  }
+  *total = pos;
+}
+
+static void test_vector_forms(void) {
+  int *cn = malloc(size * sizeof(int)), *dp = malloc(size * sizeof(int)), total;
+  for (int base = 0; base <= 4; base += 4) {
+    layout(base, cn, dp, &total);
+    for (int root = 0; root < size; ++root) {
+      int mine = cnt(rank, base), *s = ints(mine, 0), *r = ints(total, -1);
+      for (int i = 0; i < mine; ++i) s[i] = val(rank, i);
+      MPI_Gatherv(s, mine, MPI_INT, r, cn, dp, MPI_INT, root, MPI_COMM_WORLD);
+      if (rank == root) {
+        for (int q = 0; q < size; ++q)
+          for (int i = 0; i < cn[q]; ++i) CHECK(r[dp[q] + i] == val(q, i), "gatherv", q, i);
+        for (int q = 0; q < size; ++q) CHECK(r[dp[q] + cn[q]] == -1, "gatherv gap", q, 0);
+      }
+      for (int i = 0; i < total; ++i) r[i] = -1;
+      if (rank == root) for (int i = 0; i < mine; ++i) r[dp[root] + i] = val(root, i);
+      MPI_Gatherv(rank == root ? MPI_IN_PLACE : s, mine, MPI_INT, r, cn, dp, MPI_INT, root, MPI_COMM_WORLD);
+      if (rank == root)
+        for (int q = 0; q < size; ++q)
+          for (int i = 0; i < cn[q]; ++i) CHECK(r[dp[q] + i] == val(q, i), "gatherv in place", q, i);
+      for (int i = 0; i < mine; ++i) s[i] = -1;
+      MPI_Scatterv(r, cn, dp, MPI_INT, s, mine, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < mine; ++i) CHECK(s[i] == val(rank, i), "scatterv", root, i);
+      MPI_Scatterv(r, cn, dp, MPI_INT, rank == root ? MPI_IN_PLACE : s, mine, MPI_INT, root, MPI_COMM_WORLD);
+      for (int i = 0; i < mine; ++i) CHECK(s[i] == val(rank, i), "scatterv in place", root, i);
+      free(s);
+      free(r);
+    }
+    int mine = cnt(rank, base), *s = ints(mine, 0), *r = ints(total, -1);
+    for (int i = 0; i < mine; ++i) s[i] = val(rank, i);
+    MPI_Allgatherv(s, mine, MPI_INT, r, cn, dp, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q) {
+      for (int i = 0; i < cn[q]; ++i) CHECK(r[dp[q] + i] == val(q, i), "allgatherv", q, i);
+      CHECK(r[dp[q] + cn[q]] == -1, "allgatherv gap", q, 0);
+    }
+    for (int i = 0; i < total; ++i) r[i] = -1;
+    for (int i = 0; i < mine; ++i) r[dp[rank] + i] = val(rank, i);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, cn, dp, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < cn[q]; ++i) CHECK(r[dp[q] + i] == val(q, i), "allgatherv in place", q, i);
+    /* derived receive type: block q of cn[q] vec elements at dp[q] extents */
+    int *rv = ints((size_t)3 * total, GAP), *s2 = ints(2 * mine, 0);
+    for (int i = 0; i < 2 * mine; ++i) s2[i] = val(rank, i);
+    MPI_Allgatherv(s2, 2 * mine, MPI_INT, rv, cn, dp, vec, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int e = 0; e < cn[q]; ++e) vec_check(rv, dp[q] + e, val(q, 2 * e), val(q, 2 * e + 1), "allgatherv vec");
+    free(rv);
+    free(s2);
+    free(s);
+    free(r);
+  }
+  free(cn);
+  free(dp);
+}
+
+static void test_allgather_alltoall(void) {
+  static const int ac[] = {0, 1, 5, 2000};
+  for (int c = 0; c < NC; ++c) {
+    int n = ac[c];
+    int *s = ints((size_t)n * size, 0), *r = ints((size_t)n * size, -1);
+    for (int i = 0; i < n; ++i) s[i] = val(rank, i);
+    MPI_Allgather(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < n; ++i) CHECK(r[q * n + i] == val(q, i), "allgather", q, i);
+    for (int i = 0; i < n * size; ++i) r[i] = -1;
+    for (int i = 0; i < n; ++i) r[rank * n + i] = val(rank, i);
+    MPI_Allgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, r, n, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < n; ++i) CHECK(r[q * n + i] == val(q, i), "allgather in place", q, i);
+    /* alltoall: block d of rank q holds val(q, d * n + i) */
+    for (int d = 0; d < size; ++d)
+      for (int i = 0; i < n; ++i) s[d * n + i] = val(rank, d * n + i);
+    MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < n; ++i) CHECK(r[q * n + i] == val(q, rank * n + i), "alltoall", q, i);
+    MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s, n, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < n; ++i) CHECK(s[q * n + i] == val(q, rank * n + i), "alltoall in place", q, i);
+    free(s);
+    free(r);
+  }
+  int n = 40, *s = ints((size_t)2 * n * size, 0), *r = ints((size_t)3 * n * size, GAP);
+  for (int i = 0; i < 2 * n; ++i) s[i] = val(rank, i);
+  MPI_Allgather(s, 2 * n, MPI_INT, r, n, vec, MPI_COMM_WORLD);
+  for (int q = 0; q < size; ++q)
+    for (int e = 0; e < n; ++e) vec_check(r, q * n + e, val(q, 2 * e), val(q, 2 * e + 1), "allgather vec");
+  for (int i = 0; i < 2 * n * size; ++i) s[i] = val(rank, i);
+  for (int i = 0; i < 3 * n * size; ++i) r[i] = GAP;
+  MPI_Alltoall(s, 2 * n, MPI_INT, r, n, vec, MPI_COMM_WORLD);
+  for (int q = 0; q < size; ++q)
+    for (int e = 0; e < n; ++e)
+      vec_check(r, q * n + e, val(q, rank * 2 * n + 2 * e), val(q, rank * 2 * n + 2 * e + 1), "alltoall vec");
+  free(s);
+  free(r);
+}
+
+/* alltoallv: rank q sends (q + d) % 3 + base elements to d (symmetric, so the in-place
+ * form works); send blocks packed in rank order, receive blocks reversed with gaps */
+static void test_alltoallv(void) {
+  int *sc = malloc(size * sizeof(int)), *sd = malloc(size * sizeof(int));
+  int *rc = malloc(size * sizeof(int)), *rd = malloc(size * sizeof(int));
+  for (int base = 0; base <= 4; base += 4) {
+    int spos = 0, rpos = 0;
+    for (int d = 0; d < size; ++d) { sc[d] = (rank + d) % 3 + base; sd[d] = spos; spos += sc[d]; }
+    for (int q = size - 1; q >= 0; --q) { rc[q] = (rank + q) % 3 + base; rd[q] = rpos; rpos += rc[q] + 1; }
+    int *s = ints(spos, 0), *r = ints(rpos, -1);
+    for (int d = 0; d < size; ++d)
+      for (int i = 0; i < sc[d]; ++i) s[sd[d] + i] = val(rank, d * 100 + i);
+    MPI_Alltoallv(s, sc, sd, MPI_INT, r, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q) {
+      for (int i = 0; i < rc[q]; ++i) CHECK(r[rd[q] + i] == val(q, rank * 100 + i), "alltoallv", q, i);
+      CHECK(r[rd[q] + rc[q]] == -1, "alltoallv gap", q, 0);
+    }
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < rc[q]; ++i) r[rd[q] + i] = val(rank, q * 100 + i);
+    MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rc, rd, MPI_INT, MPI_COMM_WORLD);
+    for (int q = 0; q < size; ++q)
+      for (int i = 0; i < rc[q]; ++i) CHECK(r[rd[q] + i] == val(q, rank * 100 + i), "alltoallv in place", q, i);
+    free(s);
+    free(r);
+  }
+  free(sc);
+  free(sd);
+  free(rc);
+  free(rd);
+}
+
+static void test_reduce_scatter_scan(void) {
+  int *rc = malloc(size * sizeof(int));
+  for (int base = 0; base <= 600; base += 300) {
+    int total = 0, off = 0;
+    for (int q = 0; q < size; ++q) { rc[q] = q % 3 + base; total += rc[q]; }
+    for (int q = 0; q < rank; ++q) off += rc[q];
+    int *s = ints(total, 0), *r = ints(total, -1);
+    for (int i = 0; i < total; ++i) s[i] = val(rank, i);
+    MPI_Reduce_scatter(s, r, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < rc[rank]; ++i) CHECK(r[i] == sum_upto(size, off + i), "reduce_scatter", base, i);
+    MPI_Reduce_scatter(MPI_IN_PLACE, s, rc, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < rc[rank]; ++i) CHECK(s[i] == sum_upto(size, off + i), "reduce_scatter in place", base, i);
+    free(s);
+    free(r);
+  }
+  free(rc);
+  for (int c = 0; c < NC; ++c) {
+    int n = counts[c] > 2000 ? 2000 : counts[c];
+    int *s = ints((size_t)n * size, 0), *r = ints(n, -1);
+    for (int i = 0; i < n * size; ++i) s[i] = val(rank, i);
+    MPI_Reduce_scatter_block(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(size, rank * n + i), "reduce_scatter_block", n, i);
+    MPI_Reduce_scatter_block(MPI_IN_PLACE, s, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(s[i] == sum_upto(size, rank * n + i), "reduce_scatter_block in place", n, i);
+    free(s);
+    free(r);
+    /* scan / exscan */
+    n = counts[c];
+    s = ints(n, 0);
+    r = ints(n, -1);
+    for (int i = 0; i < n; ++i) s[i] = val(rank, i);
+    MPI_Scan(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(rank + 1, i), "scan", n, i);
+    MPI_Exscan(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank > 0) for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(rank, i), "exscan", n, i);
+    for (int i = 0; i < n; ++i) r[i] = val(rank, i);
+    MPI_Scan(MPI_IN_PLACE, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(rank + 1, i), "scan in place", n, i);
+    MPI_Exscan(MPI_IN_PLACE, s, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank > 0) for (int i = 0; i < n; ++i) CHECK(s[i] == sum_upto(rank, i), "exscan in place", n, i);
+    free(s);
+    free(r);
+  }
+  int n = 500, *s = ints(3 * n, GAP), *r = ints(3 * n, GAP);
+  for (int e = 0; e < n; ++e) vec_put(s, e, val(rank, 2 * e), val(rank, 2 * e + 1));
+  MPI_Scan(s, r, n, vec, vsum, MPI_COMM_WORLD);
+  for (int e = 0; e < n; ++e) vec_check(r, e, sum_upto(rank + 1, 2 * e), sum_upto(rank + 1, 2 * e + 1), "scan vec");
+  free(s);
+  free(r);
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Type_vector(2, 1, 2, MPI_INT, &vec);
+  MPI_Type_commit(&vec);
+  MPI_Op_create(vec_sum, 1, &vsum);
+  MPI_Barrier(MPI_COMM_WORLD);
+  test_bcast();
+  test_reduce();
+  test_allreduce();
+  test_gather_scatter();
+  test_vector_forms();
+  test_allgather_alltoall();
+  test_alltoallv();
+  test_reduce_scatter_scan();
+  MPI_Barrier(MPI_COMM_WORLD);
+  MPI_Type_free(&vec);
+  MPI_Op_free(&vsum);
+  if (rank == 0) printf("OK conf_coll\n");
+  MPI_Finalize();
+  return 0;
+}
