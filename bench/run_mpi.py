@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""MPI compatibility benchmark: the SAME benchmark sources (bench/mpi_pingpong.c and
+bench/mpi_coll_bench.c) built three ways and run on 2 ranks:
+
+  interlace  cc -I include/ ... -linterlace (the MPI library of this tree), `interlace run -n 2`
+  openmpi    mpicc.openmpi, `mpirun.openmpi -np 2 --bind-to none --mca pml ob1 --mca btl self,vader`
+  mpich      mpicc.mpich,   `mpiexec.mpich -n 2`
+
+Rounds are interleaved (A B C, A B C, ...) and every run is bracketed by the placement probe
+(/work/shared/tools/placement-probe.c), because this machine's two vCPUs move between a near
+and a far placement that changes small-message latency several times over: a run whose two
+probes disagree is "mixed" and left out; the others are tabulated per placement, as the
+median over rounds of each program's own median.
+
+  bench/run_mpi.py [--rounds 3] [--lib-dir build] [--quick] [--only interlace,openmpi]
+
+Writes bench/results/mpi-<date>.json (every run) and prints markdown tables.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PROBE_SRC = Path("/work/shared/tools/placement-probe.c")
+OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+LAUNCH = {
+    "openmpi": ["mpirun.openmpi", "-np", "2", "--bind-to", "none", "--mca", "pml", "ob1",
+                "--mca", "btl", "self,vader"],
+    "mpich": ["mpiexec.mpich", "-n", "2"],
+}
+BUSY_NS = 350  # a probe figure above this means another process shared a CPU
+
+
+def sh(cmd, **kw):
+    print("+", " ".join(map(str, cmd)), file=sys.stderr)
+    return subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def build(work: Path, lib_dir: Path, impls):
+    """{impl: {program: path}} plus the probe; an MPI whose compiler is missing is skipped."""
+    work.mkdir(parents=True, exist_ok=True)
+    sh(["cc", "-O2", "-o", work / "placement-probe", PROBE_SRC])
+    flags = ["-O2", "-Wall", "-Wno-stringop-overflow", f"-I{REPO / 'bench'}"]
+    bins = {}
+    for impl in impls:
+        if impl == "interlace":
+            lib = lib_dir / "libinterlace.so"
+            if not lib.exists():
+                print(f"warning: {lib} missing, interlace skipped", file=sys.stderr)
+                continue
+            cc = ["cc", f"-I{REPO / 'include'}"]
+            tail = [f"-L{lib_dir}", f"-Wl,-rpath,{lib_dir}", "-linterlace"]
+        else:
+            if not shutil.which(f"mpicc.{impl}"):
+                print(f"warning: mpicc.{impl} missing, {impl} skipped", file=sys.stderr)
+                continue
+            cc, tail = [f"mpicc.{impl}"], []
+        bins[impl] = {}
+        for prog in ("mpi_pingpong", "mpi_coll_bench"):
+            out = work / f"{prog}.{impl}"
+            sh([*cc, *flags, "-o", out, REPO / "bench" / f"{prog}.c", *tail])
+            bins[impl][prog] = out
+    return work / "placement-probe", bins
+
+
+def probe(exe):
+    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    return ("busy" if float(out[1]) > BUSY_NS else out[0]), float(out[1])
+
+
+def command(impl, exe, args):
+    if impl == "interlace":
+        return [sys.executable, "-m", "interlace", "run", "-n", "2", "--timeout", "280", exe, *args]
+    return [*LAUNCH[impl], exe, *args]
+
+
+def environment(impl):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INTERLACE_")}
+    if impl == "interlace":
+        try:
+            import interlace  # noqa: F401  (the installed launcher)
+        except ImportError:
+            env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "python"),
+                                                              env.get("PYTHONPATH")]))
+    if impl == "openmpi":
+        env.update(OMPI_ENV)
+    return env
+
+
+def parse(bench, stdout):
+    """[(metric, bytes, value)]: pingpong JSON lines, or coll_bench's columns."""
+    recs = []
+    for line in stdout.splitlines():
+        if bench.startswith("pingpong") and line.startswith("{"):
+            j = json.loads(line)
+            recs.append((j["metric"], j["bytes"], j["median"]))
+        elif bench == "coll":
+            f = line.split()
+            if len(f) == 5 and f[1] == "mpi":
+                recs.append((f"{f[0]}_us", int(f[2]), float(f[4])))
+    return recs
+
+
+def benches(quick):
+    pp = ["--quick"] if quick else []
+    coll = ["--max", "65536", "--iters", "50" if quick else "200", "--step", "8"]
+    return {"pingpong-lat": ("mpi_pingpong", pp + ["--lat", "--label", "mpi"]),
+            "pingpong-bw": ("mpi_pingpong", ["--quick", "--bw", "--label", "mpi"]),
+            "coll": ("mpi_coll_bench", coll)}
+
+
+def tables(runs, impls):
+    """Markdown: one table per placement, rows (metric, bytes), a column per MPI."""
+    out = []
+    for placement in ("near", "far"):
+        vals = {}
+        for r in runs:
+            if r["placement"] != placement or r["error"]:
+                continue
+            for metric, nbytes, v in r["results"]:
+                vals.setdefault((metric, nbytes), {}).setdefault(r["impl"], []).append(v)
+        if not vals:
+            continue
+        out.append(f"\n{placement} placement (median over rounds; runs per cell in brackets)\n")
+        out.append("| metric | bytes | " + " | ".join(impls) + " |")
+        out.append("|---|---:|" + "---:|" * len(impls))
+        for (metric, nbytes) in sorted(vals, key=lambda k: (k[0], k[1])):
+            cells = []
+            for impl in impls:
+                xs = vals[(metric, nbytes)].get(impl, [])
+                cells.append(f"{statistics.median(xs):.2f} ({len(xs)})" if xs else "-")
+            out.append(f"| {metric} | {nbytes} | " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="fewer sizes and repetitions")
+    ap.add_argument("--lib-dir", default=str(REPO / "build"),
+                    help="build directory holding libinterlace.so (with the MPI layer)")
+    ap.add_argument("--work-dir", default=str(REPO / "build-bench" / "mpi"))
+    ap.add_argument("--only", default="interlace,openmpi,mpich")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per run")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    wanted = [s for s in args.only.split(",") if s]
+    probe_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted)
+    impls = [i for i in wanted if i in bins]
+    out = Path(args.out) if args.out else REPO / "bench/results" / f"mpi-{datetime.date.today()}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    runs, t0 = [], time.time()
+    for rnd in range(args.rounds):
+        for bench, (prog, pargs) in benches(args.quick).items():
+            for impl in impls:
+                cmd = command(impl, bins[impl][prog], pargs)
+                before = probe(probe_exe)
+                start = time.time()
+                try:
+                    cp = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                                        timeout=args.timeout, env=environment(impl))
+                    err = None if cp.returncode == 0 else f"exit {cp.returncode}: {cp.stderr[-400:]}"
+                    recs = parse(bench, cp.stdout)
+                except subprocess.TimeoutExpired:
+                    err, recs = f"timeout after {args.timeout}s", []
+                wall = time.time() - start
+                after = probe(probe_exe)
+                placement = before[0] if before[0] == after[0] else "mixed"
+                print(f"round {rnd + 1}/{args.rounds} {bench:12} {impl:9} {placement:5} "
+                      f"(probe {before[1]:.0f}/{after[1]:.0f} ns) {wall:5.1f}s"
+                      + (f"  ERROR {err}" if err else ""), file=sys.stderr)
+                runs.append({"round": rnd, "bench": bench, "impl": impl, "placement": placement,
+                             "probe_ns": [before[1], after[1]], "wall_s": round(wall, 2),
+                             "command": [str(c) for c in cmd], "error": err, "results": recs})
+                doc = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+                       "machine": {"node": platform.node(), "cpus": os.cpu_count(),
+                                   "kernel": platform.release()},
+                       "rounds": args.rounds, "quick": args.quick,
+                       "elapsed_s": round(time.time() - t0, 1), "runs": runs}
+                out.write_text(json.dumps(doc, indent=1))
+    print(tables(runs, impls))
+    print(f"\nraw results: {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
