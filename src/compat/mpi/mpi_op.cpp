@@ -2,6 +2,7 @@
 // and reduction_for(), which turns (op, datatype, count) into what the collective
 // engine reduces: interlace's built-in ReduceOp where the datatype's basic element has
 // an interlace equivalent and the op exists there, else a callable.
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -100,7 +101,7 @@ Reduction reduction_for(MPI_Op op, MPI_Datatype h, int count) {
     } else {
       r.dt = Datatype::bytes;
       r.count = data_bytes(t, count);
-      r.unit = t.size;
+      r.unit = std::max<size_t>(1, t.size);
     }
     r.op = coll::Op(user_callable(o.user, h, t, r.unit), o.commutative, "user op " + std::to_string(op));
     return r;

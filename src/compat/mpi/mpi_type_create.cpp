@@ -50,6 +50,11 @@ class Builder {
     t_.align = std::max(t_.align, is_predefined(h) ? predefined_align(h) : old.align);
     t_.explicit_bounds = t_.explicit_bounds || (!is_predefined(h) && old.explicit_bounds);
     add_basic(h, old, static_cast<size_t>(count));
+    if (old.blocks.size() == 1 && static_cast<MPI_Aint>(old.blocks[0].len) == ext) {
+      // Dense elements (e.g. a predefined type): the copies touch, one block holds them.
+      append(disp + old.blocks[0].offset, static_cast<size_t>(count) * old.blocks[0].len);
+      return;
+    }
     for (MPI_Aint k = 0; k < count; ++k)
       for (const Block& b : old.blocks) append(disp + k * ext + b.offset, b.len);
   }
