@@ -296,3 +296,16 @@ def test_mpmd_two_mpi_programs_share_comm_world(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert ("mpmd manager: 2 workers, sum 3999000 (reduce 3999000, expected 3999000): correct"
             in r.stdout), r.stdout + r.stderr
+
+
+@pytest.mark.timeout(RUN_S + 30)
+@pytest.mark.parametrize("starter", ["mpirun.openmpi", "mpiexec.mpich"])
+def test_interlace_built_program_starts_under_other_launchers(starter):
+    """MPI_Init joins the job that Open MPI's mpirun or MPICH's Hydra describe."""
+    if shutil.which(starter) is None:
+        pytest.skip(f"{starter} is not installed")
+    extra = ["--oversubscribe", "--allow-run-as-root"] if "openmpi" in starter else []
+    r = subprocess.run([starter, *extra, "-n", "3", str(binary(EXAMPLE_BIN, "ring"))],
+                       capture_output=True, text=True, timeout=RUN_S, env=launcher_env(**OMPI_ENV))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "ring of 3 ranks, 10 laps, 1000 ints: element 0 = 60, last = 1059: correct" in r.stdout
