@@ -2,7 +2,9 @@
 /* Blocking collectives: every collective with counts 0..20000, every root, MPI_IN_PLACE
  * where MPI allows it, int/double and a derived type (vector with gaps, whose gaps must
  * stay untouched), send and receive types that differ but have the same signature,
- * MINLOC/MAXLOC pairs; results compared with values computed locally. */
+ * MINLOC/MAXLOC pairs; results compared with values computed locally. Bad arguments
+ * (negative count, root out of range, null datatype/op/communicator, an op the type
+ * does not allow) return the matching error class under MPI_ERRORS_RETURN. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -381,6 +383,31 @@ static void test_reduce_scatter_scan(void) {
   free(r);
 }
 
+static void expect_class(int rc, int cls, const char *what) {
+  int got = -1;
+  if (rc == MPI_SUCCESS) fail(what, rc, cls);
+  MPI_Error_class(rc, &got);
+  CHECK(got == cls, what, got, cls);
+}
+
+/* Every rank makes the same bad call, so none goes on into a collective alone. */
+static void test_errors(void) {
+  int x[2] = {1, 2}, y[2];
+  float f = 1, g;
+  MPI_Request q = MPI_REQUEST_NULL;
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  expect_class(MPI_Bcast(x, -1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "bcast count -1");
+  expect_class(MPI_Bcast(x, 1, MPI_INT, size, MPI_COMM_WORLD), MPI_ERR_ROOT, "bcast root == size");
+  expect_class(MPI_Reduce(x, y, 1, MPI_INT, MPI_SUM, -1, MPI_COMM_WORLD), MPI_ERR_ROOT, "reduce root -1");
+  expect_class(MPI_Bcast(x, 1, MPI_DATATYPE_NULL, 0, MPI_COMM_WORLD), MPI_ERR_TYPE, "bcast null type");
+  expect_class(MPI_Allreduce(x, y, 1, MPI_INT, MPI_OP_NULL, MPI_COMM_WORLD), MPI_ERR_OP, "allreduce null op");
+  expect_class(MPI_Allreduce(&f, &g, 1, MPI_FLOAT, MPI_BAND, MPI_COMM_WORLD), MPI_ERR_OP, "allreduce band float");
+  expect_class(MPI_Gather(x, -2, MPI_INT, y, 1, MPI_INT, 0, MPI_COMM_WORLD), MPI_ERR_COUNT, "gather sendcount -2");
+  expect_class(MPI_Ibarrier(MPI_COMM_NULL, &q), MPI_ERR_COMM, "ibarrier on MPI_COMM_NULL");
+  expect_class(MPI_Iallreduce(x, y, -1, MPI_INT, MPI_SUM, MPI_COMM_WORLD, &q), MPI_ERR_COUNT, "iallreduce count -1");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -397,6 +424,7 @@ int main(int argc, char **argv) {
   test_allgather_alltoall();
   test_alltoallv();
   test_reduce_scatter_scan();
+  test_errors();
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Type_free(&vec);
   MPI_Op_free(&vsum);
