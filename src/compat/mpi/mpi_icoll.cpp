@@ -17,7 +17,8 @@ int MPI_Ibarrier(MPI_Comm comm, MPI_Request* request) {
   });
 }
 
-int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm,
+               MPI_Request* request) {
   const char* call = "MPI_Ibcast";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
@@ -25,87 +26,112 @@ int MPI_Ibcast(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Com
   });
 }
 
-int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ireduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ireduce";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype, op, root, comm), comm, request);
+    to_request(start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype, op, root, comm),
+        comm, request);
   });
 }
 
-int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iallreduce(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Iallreduce";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm), comm, request);
+    to_request(start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0, comm),
+        comm, request);
   });
 }
 
-int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Igather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Igather";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), comm, request);
+    to_request(start_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+        comm, request);
   });
 }
 
-int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Igatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request* request) {
   const char* call = "MPI_Igatherv";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_gatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm), comm, request);
+    to_request(start_gatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root,
+        comm), comm, request);
   });
 }
 
-int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iscatter(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Iscatter";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm), comm, request);
+    to_request(start_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm),
+        comm, request);
   });
 }
 
-int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iscatterv(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request* request) {
   const char* call = "MPI_Iscatterv";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_scatterv(call, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm), comm, request);
+    to_request(start_scatterv(call, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root,
+        comm), comm, request);
   });
 }
 
-int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iallgather(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Iallgather";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm, request);
+    to_request(start_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm,
+        request);
   });
 }
 
-int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iallgatherv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                    MPI_Request* request) {
   const char* call = "MPI_Iallgatherv";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm), comm, request);
+    to_request(start_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype,
+        comm), comm, request);
   });
 }
 
-int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ialltoall";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm, request);
+    to_request(start_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm), comm,
+        request);
   });
 }
 
-int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ialltoallv";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm), comm, request);
+    to_request(start_alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+        recvtype, comm), comm, request);
   });
 }
 
-int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ireduce_scatter";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
@@ -113,27 +139,33 @@ int MPI_Ireduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts
   });
 }
 
-int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Ireduce_scatter_block(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ireduce_scatter_block";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, datatype, op, comm), comm, request);
+    to_request(start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, datatype, op, comm), comm,
+        request);
   });
 }
 
-int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+              MPI_Request* request) {
   const char* call = "MPI_Iscan";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm), comm, request);
+    to_request(start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm), comm,
+        request);
   });
 }
 
-int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
+int MPI_Iexscan(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Iexscan";
   return guard(call, comm, [&] {
     check_request_arg(call, request);
-    to_request(start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm), comm, request);
+    to_request(start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype, op, 0, comm), comm,
+        request);
   });
 }
 
