@@ -35,9 +35,7 @@ Call begin(const Communicator& c, Kind k, Datatype dt, const Options& o) {
   a.size = (*call.comm)->size();
   a.dt = dt;
   a.esize = datatype_size(dt);
-  if (o.segment_bytes) a.segment_bytes = o.segment_bytes;
-  else if (const char* e = std::getenv("INTERLACE_COLL_SEGMENT"))
-    a.segment_bytes = std::max<size_t>(1, std::strtoull(e, nullptr, 10));
+  a.segment_bytes = o.segment_bytes;  // 0: the rank's default, resolved in go()
   return call;
 }
 
@@ -69,10 +67,16 @@ const void* private_copy(Call& c, const void* src, size_t bytes) {
 }
 
 Request go(Call& c, const Options& o, size_t sel_bytes) {
-  const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm);
+  // A repeated call reuses its cached schedule (plan_cache.cpp); private copies of
+  // in-place inputs and compressed messages differ per call, so those are built anew.
+  const bool eligible = o.compression.empty() && c.keep.empty();
+  if (Request r = reuse_plan(*c.comm, c.a, o.algorithm, eligible); !r.is_null()) return r;
+  bool builtin = false;
+  const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm, &builtin);
   auto s = std::make_shared<Schedule>(c.a.dt, c.a.op);
   if (!o.compression.empty()) s->set_compressor(find_compressor(o.compression, c.a.dt, c.name));
   alg.build(c.a, *s);
+  if (eligible && builtin) return launch_cached(*c.comm, c.a, o.algorithm, std::move(s), alg.name);
   return launch(*c.comm, std::move(s), c.a.kind, alg.name, std::move(c.keep));
 }
 

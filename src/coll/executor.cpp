@@ -30,6 +30,7 @@ CollState& CollState::of(engine::Context& ctx) {
   auto& slot = ctx.model_state(engine::Context::Model::coll);
   if (!slot) {
     auto st = std::make_shared<CollState>(ctx);
+    st->segment_bytes = default_segment_bytes();
     ctx.add_progress_hook(&CollState::hook, st.get());
     slot = st;
   }
@@ -99,6 +100,16 @@ void start_step(Run& r, size_t i) {
   const size_t wbytes = z ? wn * datatype_size(z->wire) : 0;
   switch (s.kind) {
     case StepKind::send:
+      if (!z && s.bytes <= r.comm->rt->p2p->eager_max() && s.peer >= 0 && s.peer < r.comm->size()) {
+        // An eager message completes on sending: no p2p request to create and retire.
+        const int w = r.comm->world_of[s.peer];
+        p2p::P2pEngine& eng = *r.comm->rt->p2p;
+        if (eng.ctx().peer_lost(w))
+          throw_error(Errc::lost_peer, "internal send: destination rank " + std::to_string(s.peer) + " is lost");
+        const Errc rc = eng.send_eager(r.comm->id, w, tag, s.src, s.bytes);
+        if (rc != Errc::ok) throw_error(rc, "send to rank " + std::to_string(s.peer) + " failed");
+        break;
+      }
       if (wn) {
         std::byte* w = wire_buffer(r, i, wbytes);
         z->compress(s.src, w, wn, r.sched->dt());

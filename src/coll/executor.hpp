@@ -2,6 +2,7 @@
 // the schedules in flight and each communicator's collective sequence number; an
 // engine progress hook advances them, and so do wait()/test().
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -30,7 +31,36 @@ struct Run {
   bool finished = false;
   std::exception_ptr error;
   std::vector<std::shared_ptr<void>> keep;  // front-end copies (in-place inputs)
+  // Runs owned by a Plan are handed out again once no call holds them (see Plan).
+  std::atomic<bool> in_use{false};
   std::string what() const;     // "allreduce #3 (ring)"
+};
+
+// A cached call shape: every argument a built-in builder reads, so equal keys build
+// equal schedules (buffers included: the steps hold raw pointers).
+struct PlanKey {
+  uint64_t comm = 0, generation = 0;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  size_t count = 0, segment_bytes = 0;
+  int root = 0;
+  Kind kind = Kind::barrier;
+  Datatype dt = Datatype::bytes;
+  ReduceOp op = ReduceOp::sum;
+  std::string algorithm;  // Options::algorithm as requested ("" mostly)
+  bool operator==(const PlanKey&) const = default;
+};
+
+// A built schedule and the Run that executes it, reused by later calls with the same
+// key: a repeated small collective then costs no allocation, no registry lookup and
+// no schedule building. The Run lends itself out through a shared_ptr whose deleter
+// only marks it free again and drops its communicator, so an idle plan never keeps
+// the communicator (and through it this CollState) alive.
+struct Plan {
+  PlanKey key;
+  std::unique_ptr<Run> run;
+  uint32_t* seq = nullptr;   // this communicator's sequence counter in CollState::seq
+  uint64_t last_use = 0;
 };
 
 struct CollState {
@@ -38,6 +68,10 @@ struct CollState {
   engine::Context& ctx;
   std::vector<std::shared_ptr<Run>> active;
   std::unordered_map<uint64_t, uint32_t> seq;  // communicator id -> next sequence number
+  std::vector<std::unique_ptr<Plan>> plans;    // small: a linear scan beats hashing
+  uint64_t plan_clock = 0;
+  // INTERLACE_COLL_SEGMENT, read once per rank (getenv on every call cost ~100 ns).
+  size_t segment_bytes = 64 * 1024;
   static CollState& of(engine::Context& ctx);
   static bool hook(void* self);
 };
@@ -49,6 +83,17 @@ int message_tag(Kind k, uint32_t seq, int sub) noexcept;
 // Registers and starts a run (steps with no dependencies start at once).
 Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
                std::string algorithm, std::vector<std::shared_ptr<void>> keep = {});
+
+// The plan cache (plan_cache.cpp). reuse_plan resolves a.segment_bytes (0: this
+// rank's INTERLACE_COLL_SEGMENT) and, for an eligible call whose plan is cached and
+// idle, starts it; otherwise it returns a null Request and the caller builds the
+// schedule, then launch_cached runs it and keeps it for the next call when it can.
+Request reuse_plan(const std::shared_ptr<p2p::CommState>& c, Args& a, const std::string& requested,
+                   bool eligible);
+Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, const std::string& requested,
+                      std::shared_ptr<Schedule> s, std::string algorithm);
+size_t default_segment_bytes();  // INTERLACE_COLL_SEGMENT or 64 KiB
+
 // Advances as far as possible without waiting; true if any step moved.
 bool advance(Run& r);
 // Removes a finished run from its CollState (call with the context lock held).

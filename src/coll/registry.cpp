@@ -6,6 +6,7 @@
 // lo/hi are byte sizes (k/m/g suffixes, hi may be "inf", hi exclusive); nlo-nhi is
 // an inclusive communicator-size range.
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
@@ -70,9 +71,12 @@ const Rule kDefaults[] = {
     {Kind::exscan, 0, kInf, 1, kMany, "linear"},
 };
 
+std::atomic<uint64_t> g_generation{1};
+
 struct Registry {
   std::mutex m;
   std::vector<Algorithm> algos;
+  std::vector<uint8_t> builtin;  // parallel to algos: 1 for the library's own builders
   std::string env_text;     // INTERLACE_COLL as last parsed
   std::vector<Rule> env_rules;
   Registry() {
@@ -85,6 +89,7 @@ struct Registry {
       }
       algos.push_back(std::move(a));
     }
+    builtin.assign(algos.size(), 1);
   }
 };
 
@@ -204,12 +209,15 @@ void register_algorithm(Algorithm a) {
     throw_error(Errc::invalid_argument, "register_algorithm: an algorithm needs a name and a builder");
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.m);
-  for (Algorithm& old : r.algos)
-    if (old.kind == a.kind && old.name == a.name) {
-      old = std::move(a);
+  g_generation.fetch_add(1, std::memory_order_relaxed);
+  for (size_t i = 0; i < r.algos.size(); ++i)
+    if (r.algos[i].kind == a.kind && r.algos[i].name == a.name) {
+      r.algos[i] = std::move(a);
+      r.builtin[i] = 0;
       return;
     }
   r.algos.push_back(std::move(a));
+  r.builtin.push_back(0);
 }
 
 bool unregister_algorithm(Kind k, const std::string& name) {
@@ -219,7 +227,9 @@ bool unregister_algorithm(Kind k, const std::string& name) {
     std::lock_guard<std::mutex> g(r.m);
     for (auto it = r.algos.begin(); it != r.algos.end(); ++it)
       if (it->kind == k && it->name == name) {
+        g_generation.fetch_add(1, std::memory_order_relaxed);
         gone = std::move(*it);
+        r.builtin.erase(r.builtin.begin() + (it - r.algos.begin()));
         r.algos.erase(it);
         return true;
       }
@@ -236,10 +246,20 @@ std::vector<std::string> algorithm_names(Kind k) {
   return out;
 }
 
+uint64_t registry_generation() noexcept { return g_generation.load(std::memory_order_relaxed); }
+
 Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::string& requested) {
+  return choose(k, bytes, n, commutative, requested, nullptr);
+}
+
+Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::string& requested, bool* builtin) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.m);
   const Algorithm* a = nullptr;
+  auto pick = [&](const Algorithm* p) {
+    if (builtin) *builtin = r.builtin[static_cast<size_t>(p - r.algos.data())] != 0;
+    return *p;
+  };
   if (!requested.empty()) {
     a = find(r, k, requested);
     if (!a)
@@ -249,7 +269,7 @@ Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::strin
       throw_error(Errc::invalid_argument, std::string(kind_name(k)) + " algorithm '" + requested +
                                               "' reorders operands; a non-commutative op needs one of the "
                                               "rank-ordered algorithms");
-    return *a;
+    return pick(a);
   }
   a = by_table(r, k, bytes, n);
   if (a && !commutative && !a->keeps_order) {
@@ -258,7 +278,7 @@ Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::strin
       if (b.kind == k && b.keeps_order) { a = &b; break; }
   }
   if (!a) throw_error(Errc::internal, "no algorithm for " + std::string(kind_name(k)));
-  return *a;
+  return pick(a);
 }
 
 std::string select(Kind k, size_t bytes, int n) { return choose(k, bytes, n, true, "").name; }

@@ -1,0 +1,125 @@
+// The plan cache: a rank that repeats a collective with the same arguments (the usual
+// case: a training loop, a solver's residual allreduce) reuses the schedule and Run of
+// the first call instead of consulting the registry, building a DAG and allocating a
+// Run each time; a small call then costs a key comparison and one control block.
+// Only built-in algorithms are cached: their builders are pure functions of Args and
+// write every scratch byte before reading it, so a schedule can run again as is.
+// User builders (C++ or Python) run on every call, as documented.
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+
+#include "coll/executor.hpp"
+#include "coll/registry.hpp"
+
+namespace interlace::coll {
+
+namespace {
+
+using Guard = std::lock_guard<engine::OptionalLock>;
+constexpr size_t kMaxPlans = 32;  // per rank; a linear scan over them is a few ns
+
+// Frees a cached Run for the next call once the call's Request and the active list
+// have both let go of it, and drops its communicator so that an idle plan keeps
+// nothing alive. That last reference may end the runtime (and this Run with it), so
+// the Run is not touched after it is marked free.
+struct GiveBack {
+  void operator()(Run* r) const noexcept {
+    std::shared_ptr<p2p::CommState> last = std::move(r->comm);
+    r->in_use.store(false, std::memory_order_release);
+  }
+};
+
+bool cacheable(const Args& a) { return a.op.is_builtin() && a.counts.empty() && a.rcounts.empty(); }
+
+bool same(const PlanKey& k, const p2p::CommState& c, const Args& a, const std::string& requested,
+          uint64_t generation) {
+  return k.comm == c.id && k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf && k.count == a.count &&
+         k.kind == a.kind && k.dt == a.dt && k.op == a.op.builtin() && k.root == a.root &&
+         k.segment_bytes == a.segment_bytes && k.generation == generation && k.algorithm == requested;
+}
+
+Plan* find_plan(CollState& st, const p2p::CommState& c, const Args& a, const std::string& requested) {
+  const uint64_t gen = registry_generation();
+  for (auto& p : st.plans)
+    if (same(p->key, c, a, requested, gen)) return p.get();
+  return nullptr;
+}
+
+// Starts a plan's Run for one call (the Run is idle; the context lock is held).
+Request start_plan(CollState& st, Plan& p, const std::shared_ptr<p2p::CommState>& c) {
+  Run& r = *p.run;
+  r.in_use.store(true, std::memory_order_relaxed);
+  if (r.error) {  // the last call failed: drop what it left behind
+    for (auto& q : r.reqs) q = interlace::Request{};
+    r.wire.clear();
+    r.error = nullptr;
+  }
+  r.comm = c;
+  r.seq = (*p.seq)++;
+  std::fill(r.state.begin(), r.state.end(), uint8_t{0});
+  r.first_open = 0;
+  r.finished = false;
+  p.last_use = ++st.plan_clock;
+  std::shared_ptr<Run> sp(&r, GiveBack{});
+  advance(r);
+  if (!r.finished) st.active.push_back(sp);
+  return Request(std::move(sp));
+}
+
+// Room for one more plan: evicts the least recently used idle plan when full.
+std::unique_ptr<Plan>* free_slot(CollState& st) {
+  if (st.plans.size() < kMaxPlans) return &st.plans.emplace_back();
+  std::unique_ptr<Plan>* victim = nullptr;
+  for (auto& p : st.plans)
+    if (!p->run->in_use.load(std::memory_order_acquire) && (!victim || p->last_use < (*victim)->last_use))
+      victim = &p;
+  return victim;  // null: every plan is in flight
+}
+
+}  // namespace
+
+size_t default_segment_bytes() {
+  if (const char* e = std::getenv("INTERLACE_COLL_SEGMENT"))
+    return std::max<size_t>(1, std::strtoull(e, nullptr, 10));
+  return 64 * 1024;
+}
+
+Request reuse_plan(const std::shared_ptr<p2p::CommState>& c, Args& a, const std::string& requested,
+                   bool eligible) {
+  engine::Context& ctx = *c->rt->ctx;
+  Guard g(ctx.lock());
+  CollState& st = CollState::of(ctx);
+  if (a.segment_bytes == 0) a.segment_bytes = st.segment_bytes;
+  if (!eligible || !cacheable(a)) return {};
+  Plan* p = find_plan(st, *c, a, requested);
+  // Busy: the same call is still in flight (two ibarriers, say); run this one uncached.
+  if (!p || p->run->in_use.load(std::memory_order_acquire)) return {};
+  return start_plan(st, *p, c);
+}
+
+Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, const std::string& requested,
+                      std::shared_ptr<Schedule> s, std::string algorithm) {
+  engine::Context& ctx = *c->rt->ctx;
+  Guard g(ctx.lock());
+  CollState& st = CollState::of(ctx);
+  std::unique_ptr<Plan>* slot = nullptr;
+  if (cacheable(a) && !find_plan(st, *c, a, requested)) slot = free_slot(st);
+  if (!slot) return launch(c, std::move(s), a.kind, std::move(algorithm));
+  auto p = std::make_unique<Plan>();
+  p->key = PlanKey{c->id, registry_generation(), a.sendbuf, a.recvbuf, a.count, a.segment_bytes,
+                   a.root, a.kind, a.dt, a.op.builtin(), requested};
+  p->seq = &st.seq[c->id];  // unordered_map values keep their address
+  p->run = std::make_unique<Run>();
+  Run& r = *p->run;
+  r.owner = &st;
+  r.kind = a.kind;
+  r.algorithm = std::move(algorithm);
+  r.state.assign(s->steps(), 0);
+  r.reqs.resize(s->steps());
+  r.sched = std::move(s);
+  *slot = std::move(p);
+  return start_plan(st, **slot, c);
+}
+
+}  // namespace interlace::coll

@@ -1,0 +1,122 @@
+// The plan cache (src/coll/plan_cache.cpp): repeated calls reuse their schedule and
+// stay correct as the data changes; calls in flight at once, eviction, registry
+// changes and shutdown (an idle plan must not keep the runtime alive).
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <numeric>
+#include <vector>
+
+#include "coll/algorithms/builtin.hpp"
+#include "coll/executor.hpp"
+#include "interlace/interlace.hpp"
+#include "p2p/p2p_engine.hpp"
+
+using namespace interlace;
+using coll::Kind;
+
+namespace {
+
+size_t plan_count(const Communicator& w) { return coll::CollState::of(w.context()).plans.size(); }
+
+TEST(CollPlanCache, RepeatedCallsReuseTheirPlanAndStayCorrect) {
+  for (int n : {1, 2, 3, 4}) {
+    run_ranks_as_threads(n, [n](Runtime& rt) {
+      Communicator w = rt.world();
+      const int r = w.rank();
+      std::vector<int> in(3), out(3 * n), big(3 * n), got(n);
+      for (int it = 0; it < 40; ++it) {
+        for (int i = 0; i < 3; ++i) in[i] = (r + 1) * (it + i);
+        coll::allreduce(w, in.data(), out.data(), 3, Datatype::int32, ReduceOp::sum);
+        for (int i = 0; i < 3; ++i) ASSERT_EQ(out[i], n * (n + 1) / 2 * (it + i)) << "iteration " << it;
+        coll::reduce(w, in.data(), out.data(), 3, Datatype::int32, ReduceOp::max, it % n);
+        if (r == it % n) ASSERT_EQ(out[0], n * it);
+        int b = r == it % n ? 1000 + it : -1;
+        coll::bcast(w, &b, 1, Datatype::int32, it % n);
+        ASSERT_EQ(b, 1000 + it);
+        coll::allgather(w, in.data(), big.data(), 3, Datatype::int32);
+        for (int q = 0; q < n; ++q) ASSERT_EQ(big[3 * q + 1], (q + 1) * (it + 1));
+        for (int q = 0; q < n; ++q) big[q] = r * 100 + q + it;  // block q goes to rank q
+        coll::alltoall(w, big.data(), got.data(), 1, Datatype::int32);
+        for (int q = 0; q < n; ++q) ASSERT_EQ(got[q], q * 100 + r + it);
+        coll::barrier(w);
+      }
+      // One plan per distinct call shape (reduce and bcast: one per root), not per call.
+      EXPECT_EQ(plan_count(w), static_cast<size_t>(4 + 2 * n));
+    });
+  }
+}
+
+TEST(CollPlanCache, SameCallInFlightTwiceRunsUncachedBeside) {
+  run_ranks_as_threads(3, [](Runtime& rt) {
+    Communicator w = rt.world();
+    for (int it = 0; it < 10; ++it) {
+      std::vector<coll::Request> bars;
+      for (int i = 0; i < 3; ++i) bars.push_back(coll::ibarrier(w));
+      for (int i = 2; i >= 0; --i) bars[i].wait();
+    }
+    // A finished request still held keeps its Run: the next equal call runs beside it.
+    long x = w.rank(), y = 0;
+    coll::Request first = coll::iallreduce(w, &x, &y, 1, Datatype::int64, ReduceOp::sum);
+    first.wait();
+    EXPECT_EQ(y, 3);
+    x = 10 * w.rank();
+    coll::Request second = coll::iallreduce(w, &x, &y, 1, Datatype::int64, ReduceOp::sum);
+    second.wait();
+    EXPECT_EQ(y, 30);
+    EXPECT_EQ(first.algorithm(), "recursive_doubling");
+  });
+}
+
+TEST(CollPlanCache, ManyShapesEvictIdlePlans) {
+  run_ranks_as_threads(2, [](Runtime& rt) {
+    Communicator w = rt.world();
+    std::vector<int> in(100), out(100);
+    for (int round = 0; round < 3; ++round)
+      for (int k = 1; k <= 50; ++k) {
+        std::iota(in.begin(), in.end(), w.rank() + round);
+        coll::allreduce(w, in.data(), out.data(), k, Datatype::int32, ReduceOp::sum);
+        ASSERT_EQ(out[k - 1], 2 * (k - 1) + 1 + 2 * round);
+      }
+    EXPECT_LE(plan_count(w), 32u);
+    EXPECT_GE(plan_count(w), 16u);
+  });
+}
+
+TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
+  std::weak_ptr<p2p::RuntimeState> state;
+  run_ranks_as_threads(2, [&](Runtime& rt) {
+    Communicator w = rt.world();
+    Communicator d = w.dup();
+    int x = 1, y = 0;
+    for (int i = 0; i < 3; ++i) coll::allreduce(d, &x, &y, 1, Datatype::int32, ReduceOp::sum);
+    coll::Request kept = coll::ibarrier(w);
+    kept.wait();
+    EXPECT_GT(plan_count(w), 0u);
+    if (w.rank() == 0) state = p2p::CommState::of(w)->rt;
+  });
+  EXPECT_TRUE(state.expired());
+}
+
+// Runs last in this file: afterwards recursive_doubling is a re-registered (uncached) algorithm.
+TEST(CollPlanCache, RegistryChangesInvalidatePlans) {
+  run_ranks_as_threads(2, [](Runtime& rt) {
+    Communicator w = rt.world();
+    int x = 1, y = 0;
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
+    coll::barrier(w);
+    if (w.rank() == 0) EXPECT_TRUE(coll::unregister_algorithm(Kind::allreduce, "recursive_doubling"));
+    coll::barrier(w);
+    // A cached plan must not answer for an algorithm that is gone.
+    EXPECT_THROW(coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"}), Error);
+    coll::barrier(w);
+    if (w.rank() == 0) coll::register_algorithm(coll::algo::allreduce_recursive_doubling());
+    coll::barrier(w);
+    x = 5;
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
+    EXPECT_EQ(y, 10);
+  });
+}
+
+}  // namespace
