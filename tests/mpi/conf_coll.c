@@ -24,9 +24,10 @@ static void vec_sum(void *in, void *inout, int *len, MPI_Datatype *type) {
   (void)type;
 }
 
-static void fail(const char *what, int a, int b) {
+static _Noreturn void fail(const char *what, int a, int b) {
   fprintf(stderr, "FAIL: rank %d: %s (%d, %d)\n", rank, what, a, b);
   MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1); /* not reached */
 }
 #define CHECK(cond, what, a, b) \
   do {                          \
@@ -41,9 +42,11 @@ static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
 static int sum_upto(int nranks, int i) { /* sum of val(r, i) for r < nranks */
   return nranks * (i * 7 + 1) + 100003 * (nranks * (nranks - 1) / 2);
 }
-static int *ints(size_t n, int fill) {
-  int *p = malloc((n ? n : 1) * sizeof(int));
-  for (size_t i = 0; i < n; ++i) p[i] = fill;
+static int *ints(long long n, int fill) {
+  if (n < 0 || n > (1 << 26)) fail("buffer size out of range", (int)n, 0);
+  int *p = malloc((size_t)(n ? n : 1) * sizeof(int));
+  if (!p) fail("out of memory", (int)n, 0);
+  for (long long i = 0; i < n; ++i) p[i] = fill;
   return p;
 }
 /* vec layout: element e holds ints at 3e and 3e+2 */
@@ -153,7 +156,7 @@ static void test_gather_scatter(void) {
   for (int root = 0; root < size; ++root)
     for (int c = 0; c < NC; ++c) {
       int n = counts[c];
-      int *s = ints(n, 0), *r = ints((size_t)n * size, -1);
+      int *s = ints(n, 0), *r = ints((long long)n * size, -1);
       for (int i = 0; i < n; ++i) s[i] = val(rank, i);
       MPI_Gather(s, n, MPI_INT, r, n, MPI_INT, root, MPI_COMM_WORLD);
       if (rank == root)
@@ -179,7 +182,7 @@ static void test_gather_scatter(void) {
     }
   /* different types, same signature: 2n ints sent, n vec elements received (and back) */
   for (int root = 0; root < size; ++root) {
-    int n = 300, *s = ints(2 * n, 0), *r = ints((size_t)3 * n * size, GAP);
+    int n = 300, *s = ints(2 * n, 0), *r = ints((long long)3 * n * size, GAP);
     for (int i = 0; i < 2 * n; ++i) s[i] = val(rank, i);
     MPI_Gather(s, 2 * n, MPI_INT, r, n, vec, root, MPI_COMM_WORLD);
     if (rank == root)
@@ -246,7 +249,7 @@ static void test_vector_forms(void) {
     for (int q = 0; q < size; ++q)
       for (int i = 0; i < cn[q]; ++i) CHECK(r[dp[q] + i] == val(q, i), "allgatherv in place", q, i);
     /* derived receive type: block q of cn[q] vec elements at dp[q] extents */
-    int *rv = ints((size_t)3 * total, GAP), *s2 = ints(2 * mine, 0);
+    int *rv = ints((long long)3 * total, GAP), *s2 = ints(2 * mine, 0);
     for (int i = 0; i < 2 * mine; ++i) s2[i] = val(rank, i);
     MPI_Allgatherv(s2, 2 * mine, MPI_INT, rv, cn, dp, vec, MPI_COMM_WORLD);
     for (int q = 0; q < size; ++q)
@@ -264,7 +267,7 @@ static void test_allgather_alltoall(void) {
   static const int ac[] = {0, 1, 5, 2000};
   for (int c = 0; c < NC; ++c) {
     int n = ac[c];
-    int *s = ints((size_t)n * size, 0), *r = ints((size_t)n * size, -1);
+    int *s = ints((long long)n * size, 0), *r = ints((long long)n * size, -1);
     for (int i = 0; i < n; ++i) s[i] = val(rank, i);
     MPI_Allgather(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
     for (int q = 0; q < size; ++q)
@@ -286,7 +289,7 @@ static void test_allgather_alltoall(void) {
     free(s);
     free(r);
   }
-  int n = 40, *s = ints((size_t)2 * n * size, 0), *r = ints((size_t)3 * n * size, GAP);
+  int n = 40, *s = ints((long long)2 * n * size, 0), *r = ints((long long)3 * n * size, GAP);
   for (int i = 0; i < 2 * n; ++i) s[i] = val(rank, i);
   MPI_Allgather(s, 2 * n, MPI_INT, r, n, vec, MPI_COMM_WORLD);
   for (int q = 0; q < size; ++q)
@@ -350,7 +353,7 @@ static void test_reduce_scatter_scan(void) {
   free(rc);
   for (int c = 0; c < NC; ++c) {
     int n = counts[c] > 2000 ? 2000 : counts[c];
-    int *s = ints((size_t)n * size, 0), *r = ints(n, -1);
+    int *s = ints((long long)n * size, 0), *r = ints(n, -1);
     for (int i = 0; i < n * size; ++i) s[i] = val(rank, i);
     MPI_Reduce_scatter_block(s, r, n, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     for (int i = 0; i < n; ++i) CHECK(r[i] == sum_upto(size, rank * n + i), "reduce_scatter_block", n, i);

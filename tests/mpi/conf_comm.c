@@ -10,9 +10,10 @@
 
 static int rank, size;
 
-static void fail(const char *what, int a, int b) {
+static _Noreturn void fail(const char *what, int a, int b) {
   fprintf(stderr, "FAIL: rank %d: %s (%d, %d)\n", rank, what, a, b);
   MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1); /* not reached */
 }
 #define CHECK(cond, what, a, b) \
   do {                          \

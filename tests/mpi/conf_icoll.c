@@ -10,9 +10,10 @@
 
 static int rank, size;
 
-static void fail(const char *what, int a, int b) {
+static _Noreturn void fail(const char *what, int a, int b) {
   fprintf(stderr, "FAIL: rank %d: %s (%d, %d)\n", rank, what, a, b);
   MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1); /* not reached */
 }
 #define CHECK(cond, what, a, b) \
   do {                          \
@@ -21,9 +22,11 @@ static void fail(const char *what, int a, int b) {
 
 static int val(int r, int i) { return r * 100003 + i * 7 + 1; }
 static int sum_upto(int nranks, int i) { return nranks * (i * 7 + 1) + 100003 * (nranks * (nranks - 1) / 2); }
-static int *ints(size_t n, int fill) {
-  int *p = malloc((n ? n : 1) * sizeof(int));
-  for (size_t i = 0; i < n; ++i) p[i] = fill;
+static int *ints(long long n, int fill) {
+  if (n < 0 || n > (1 << 26)) fail("buffer size out of range", (int)n, 0);
+  int *p = malloc((size_t)(n ? n : 1) * sizeof(int));
+  if (!p) fail("out of memory", (int)n, 0);
+  for (long long i = 0; i < n; ++i) p[i] = fill;
   return p;
 }
 
@@ -40,16 +43,16 @@ static void batch(MPI_Comm a, MPI_Comm b, int n, int mode) {
   int k = 0;
   /* buffers: x_in / x_out per operation */
   int *bc = ints(n, -1), *ar_in = ints(n, 0), *ar_out = ints(n, -1), *rd_in = ints(n, 0), *rd_out = ints(n, -1);
-  int *ga_in = ints(n, 0), *ga_out = ints((size_t)n * sb, -1), *sc_in = ints((size_t)n * sa, 0), *sc_out = ints(n, -1);
-  int *ag = ints((size_t)n * sb, -1), *a2a_in = ints((size_t)n * sa, 0), *a2a_out = ints((size_t)n * sa, -1);
-  int *scan_out = ints(n, -1), *ex_out = ints(n, -1), *rsb = ints((size_t)n * sb, 0);
-  int *rs_in = ints((size_t)n * sa, 0), *rs_out = ints(n, -1);
+  int *ga_in = ints(n, 0), *ga_out = ints((long long)n * sb, -1), *sc_in = ints((long long)n * sa, 0), *sc_out = ints(n, -1);
+  int *ag = ints((long long)n * sb, -1), *a2a_in = ints((long long)n * sa, 0), *a2a_out = ints((long long)n * sa, -1);
+  int *scan_out = ints(n, -1), *ex_out = ints(n, -1), *rsb = ints((long long)n * sb, 0);
+  int *rs_in = ints((long long)n * sa, 0), *rs_out = ints(n, -1);
   int *cnt_b = malloc(sb * sizeof(int)), *dsp_b = malloc(sb * sizeof(int));
   int *cnt_a = malloc(sa * sizeof(int)), *dsp_a = malloc(sa * sizeof(int));
   for (int i = 0; i < sb; ++i) { cnt_b[i] = n; dsp_b[i] = (sb - 1 - i) * n; } /* reversed blocks */
   for (int i = 0; i < sa; ++i) { cnt_a[i] = n; dsp_a[i] = (sa - 1 - i) * n; }
-  int *gv_out = ints((size_t)n * sb, -1), *sv_out = ints(n, -1), *agv = ints((size_t)n * sb, -1);
-  int *a2v_out = ints((size_t)n * sa, -1);
+  int *gv_out = ints((long long)n * sb, -1), *sv_out = ints(n, -1), *agv = ints((long long)n * sb, -1);
+  int *a2v_out = ints((long long)n * sa, -1);
   for (int i = 0; i < n; ++i) {
     if (ra == 0) bc[i] = val(0, i);
     ar_in[i] = rd_in[i] = ga_in[i] = val(rb, i);
@@ -137,7 +140,7 @@ static void freed_type(void) {
   MPI_Datatype vec;
   MPI_Type_vector(3, 1, 2, MPI_INT, &vec); /* ints at 0, 2, 4: extent 5 ints */
   MPI_Type_commit(&vec);
-  int n = 200, *b = ints((size_t)5 * n, -7), *g = ints((size_t)5 * n * size, -7), *s = ints(3 * n, 0);
+  int n = 200, *b = ints((long long)5 * n, -7), *g = ints((long long)5 * n * size, -7), *s = ints(3 * n, 0);
   if (rank == 0)
     for (int e = 0; e < n; ++e)
       for (int j = 0; j < 3; ++j) b[5 * e + 2 * j] = val(0, 3 * e + j);
