@@ -6,6 +6,7 @@
 // rank blocks) the lagging cursors are written back, and afterwards read again. For
 // that the library needs the descriptor's address, which it learns at the channel's
 // first push: a freshly opened send channel has push_left = 0.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,16 +55,41 @@ void unregister(SendImpl* s) {
   t_open_sends.pop_back();
 }
 
+// Channel objects are recycled per thread: opening a channel in a loop (one per
+// message, as SMI code does) then allocates nothing, like the C++ channels.
+thread_local std::vector<std::unique_ptr<SendImpl>> t_free_sends;
+thread_local std::vector<std::unique_ptr<stream::RecvChannel>> t_free_recvs;
+
+SendImpl* new_send(stream::SendChannel ch) {
+  if (t_free_sends.empty()) return new SendImpl{std::move(ch)};
+  SendImpl* s = t_free_sends.back().release();
+  t_free_sends.pop_back();
+  s->ch = std::move(ch);
+  return s;
+}
+
+stream::RecvChannel* new_recv(stream::RecvChannel ch) {
+  if (t_free_recvs.empty()) return new stream::RecvChannel(std::move(ch));
+  stream::RecvChannel* r = t_free_recvs.back().release();
+  t_free_recvs.pop_back();
+  *r = std::move(ch);
+  return r;
+}
+
 void close_send(SMI_Channel* c, SendImpl* s) {
   unregister(s);
-  delete s;
+  s->ch = stream::SendChannel();  // releases the engine state now
+  s->desc = nullptr;
+  s->slot = 0;
+  t_free_sends.emplace_back(s);
   c->impl = nullptr;
   c->cur = nullptr;
   c->push_left = 0;
 }
 
 void close_recv(SMI_Channel* c, stream::RecvChannel* r) {
-  delete r;
+  *r = stream::RecvChannel();
+  t_free_recvs.emplace_back(r);
   c->impl = nullptr;
   c->cur = nullptr;
   c->pop_left = 0;
@@ -113,14 +139,14 @@ SMI_Channel open_channel(const char* call, int op, int count, SMI_Datatype type,
     Communicator world = resolve(comm, call);
     c.size = static_cast<uint32_t>(es);
     if (op == SMI_SEND) {
-      auto* s = new SendImpl{stream::SendChannel(world, peer, port, static_cast<size_t>(count),
-                                                 static_cast<Datatype>(type), k)};
+      SendImpl* s = new_send(stream::SendChannel(world, peer, port, static_cast<size_t>(count),
+                                                 static_cast<Datatype>(type), k));
       c.op = SMI_SEND;
       c.impl = s;
       if (count == 0) close_send(&c, s);
     } else {
-      auto* r = new stream::RecvChannel(world, peer, port, static_cast<size_t>(count),
-                                        static_cast<Datatype>(type), k);
+      stream::RecvChannel* r = new_recv(stream::RecvChannel(world, peer, port, static_cast<size_t>(count),
+                                                             static_cast<Datatype>(type), k));
       c.op = SMI_RECEIVE;
       c.impl = r;
       if (count == 0) close_recv(&c, r);
