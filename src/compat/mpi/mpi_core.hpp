@@ -27,4 +27,7 @@ namespace interlace::mpi {
 // Settles r at once (blocking) and returns its final status; a failure is a code
 // in MPI_ERROR (raise it with raise_code). For the blocking calls built on requests.
 MPI_Status wait_local(ReqObj r);
+// Drops every request (freed-but-running ones included) while the runtime still
+// exists: MPI_Finalize calls it before Runtime::finalize.
+void release_requests();
 }  // namespace interlace::mpi

@@ -101,6 +101,7 @@ int MPI_Finalize(void) {
   return guard("MPI_Finalize", MPI_COMM_NULL, [&] {
     require_initialized("MPI_Finalize");
     drain_buffered_sends();
+    release_requests();
     State& s = state();
     s.rt.finalize();
     s.finalized = true;

@@ -199,6 +199,12 @@ MPI_Status wait_local(ReqObj r) {
   return r.status;
 }
 
+void release_requests() {
+  reap_orphans();  // what finished gets its on_complete; the rest is abandoned
+  g_orphans.clear();
+  state().requests.clear();
+}
+
 MPI_Request new_request(ReqObj r) {
   if (!g_orphans.empty()) reap_orphans();
   return state().requests.add(std::move(r));
