@@ -19,6 +19,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -79,10 +80,23 @@ def openmpi_build(src: Path, out_dir: str) -> Path | None:
     return out
 
 
+def run_bounded(cmd, timeout=RUN_S, env=None) -> subprocess.CompletedProcess:
+    """Runs another MPI's launcher in its own session, so that on a timeout the whole
+    process group (launcher, daemons, ranks) is killed, not only the launcher."""
+    p = subprocess.Popen([str(c) for c in cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=env, start_new_session=True)
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, err = p.communicate()
+        pytest.fail(f"{' '.join(map(str, cmd))} hung for {timeout} s:\n{out}\n{err}")
+    return subprocess.CompletedProcess(cmd, p.returncode, out, err)
+
+
 def openmpi_run(n, prog, *args) -> subprocess.CompletedProcess:
-    return subprocess.run(["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", str(n),
-                           str(prog), *map(str, args)], capture_output=True, text=True,
-                          timeout=RUN_S, env=launcher_env(**OMPI_ENV))
+    return run_bounded(["mpirun.openmpi", "--oversubscribe", "--allow-run-as-root", "-n", n, prog,
+                        *args], env=launcher_env(**OMPI_ENV))
 
 
 @pytest.fixture(scope="module")
@@ -305,7 +319,7 @@ def test_interlace_built_program_starts_under_other_launchers(starter):
     if shutil.which(starter) is None:
         pytest.skip(f"{starter} is not installed")
     extra = ["--oversubscribe", "--allow-run-as-root"] if "openmpi" in starter else []
-    r = subprocess.run([starter, *extra, "-n", "3", str(binary(EXAMPLE_BIN, "ring"))],
-                       capture_output=True, text=True, timeout=RUN_S, env=launcher_env(**OMPI_ENV))
+    r = run_bounded([starter, *extra, "-n", 3, binary(EXAMPLE_BIN, "ring")],
+                    env=launcher_env(**OMPI_ENV))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ring of 3 ranks, 10 laps, 1000 ints: element 0 = 60, last = 1059: correct" in r.stdout
