@@ -303,6 +303,26 @@ static void derived(void) {
   MPI_Get_elements(&st, column, &elements);
   CHECK(count == MPI_UNDEFINED && elements == 2, "partial vector: count %d elements %d", count,
         elements);
+  /* Non-blocking both ways: the packed copies live until Waitall. */
+  MPI_Request reqs[2];
+  for (int i = 0; i < 12; ++i) back[i] = -1;
+  MPI_Irecv(back, 1, column, left, 103, MPI_COMM_WORLD, &reqs[0]);
+  MPI_Isend(grid, 1, column, right, 103, MPI_COMM_WORLD, &reqs[1]);
+  for (int i = 0; i < 12; ++i) grid[i] = -2; /* the send's data was packed at Isend */
+  MPI_Waitall(2, reqs, MPI_STATUSES_IGNORE);
+  for (int i = 0; i < 12; ++i) {
+    double want = i % 3 == 0 ? left * 100 + i : -1;
+    CHECK(back[i] == want, "Isend/Irecv of a vector: element %d is %g, expected %g", i, back[i],
+          want);
+  }
+  /* Sendrecv_replace in place through the vector type. */
+  for (int i = 0; i < 12; ++i) grid[i] = rank * 100 + i;
+  MPI_Sendrecv_replace(grid, 1, column, right, 104, left, 104, MPI_COMM_WORLD, &st);
+  for (int i = 0; i < 12; ++i) {
+    double want = i % 3 == 0 ? left * 100 + i : rank * 100 + i;
+    CHECK(grid[i] == want, "Sendrecv_replace of a vector: element %d is %g, expected %g", i,
+          grid[i], want);
+  }
   MPI_Type_free(&column);
 }
 

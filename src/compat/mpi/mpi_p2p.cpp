@@ -47,12 +47,16 @@ ReqObj start_send(const void* buf, int count, MPI_Datatype dt, int dest, int tag
 
 ReqObj start_recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
   Checked k = check_recv(count, dt, source, tag, comm);
-  // A copy of the type: the user may free the datatype before the receive completes.
-  auto type = std::make_shared<TypeObj>(*k.t);
-  Unpacked u = unpack_view(buf, count, *type);
   ReqObj r;
   r.kind = Kind::p2p;
   r.comm = comm;
+  if (k.t->contiguous()) {  // straight into the user's buffer
+    r.p2p = k.c->irecv(buf, data_bytes(*k.t, count), Datatype::bytes, source, tag);
+    return r;
+  }
+  // A copy of the type: the user may free the datatype before the receive completes.
+  auto type = std::make_shared<TypeObj>(*k.t);
+  Unpacked u = unpack_view(buf, count, *type);
   r.p2p = k.c->irecv(u.data, u.bytes, Datatype::bytes, source, tag);
   if (u.tmp) {
     r.on_complete = [u, type](MPI_Status& st) { u.finish(static_cast<size_t>(st.il_bytes)); };
