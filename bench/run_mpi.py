@@ -9,8 +9,9 @@ bench/mpi_coll_bench.c) built three ways and run on 2 ranks:
 Rounds are interleaved (A B C, A B C, ...) and every run is bracketed by the placement probe
 (/work/shared/tools/placement-probe.c), because this machine's two vCPUs move between a near
 and a far placement that changes small-message latency several times over: a run whose two
-probes disagree is "mixed" and left out; the others are tabulated per placement, as the
-median over rounds of each program's own median.
+probes disagree is "mixed" and left out, and so is one during which other processes used
+more than 10% of the machine (the cores are shared; --include-busy keeps those); the rest
+are tabulated per placement, as the median over rounds of each program's own median.
 
   bench/run_mpi.py [--rounds 3] [--lib-dir build] [--quick] [--only interlace,openmpi]
 
@@ -27,6 +28,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run_p2p import QUIET, cpu_snapshot, others_share, wait_quiet  # noqa: E402  (same accounting)
 
 REPO = Path(__file__).resolve().parent.parent
 PROBE_SRC = Path("/work/shared/tools/placement-probe.c")
@@ -117,13 +121,14 @@ def benches(quick):
             "coll": ("mpi_coll_bench", coll)}
 
 
-def tables(runs, impls):
-    """Markdown: one table per placement, rows (metric, bytes), a column per MPI."""
+def tables(runs, impls, include_busy):
+    """Markdown: one table per placement, rows (metric, bytes), a column per MPI. Runs
+    disturbed by other processes (CPU share or a busy probe) only with include_busy."""
     out = []
-    for placement in ("near", "far"):
+    for placement in ("near", "far", "busy") if include_busy else ("near", "far"):
         vals = {}
         for r in runs:
-            if r["placement"] != placement or r["error"]:
+            if r["placement"] != placement or r["error"] or (r["disturbed"] and not include_busy):
                 continue
             for metric, nbytes, v in r["results"]:
                 vals.setdefault((metric, nbytes), {}).setdefault(r["impl"], []).append(v)
@@ -152,6 +157,10 @@ def main():
     ap.add_argument("--only", default="interlace,openmpi,mpich")
     ap.add_argument("--timeout", type=int, default=300, help="seconds per run")
     ap.add_argument("--out", default=None)
+    ap.add_argument("--quiet-wait", type=float, default=20.0,
+                    help="seconds to wait for other processes to go quiet before each run")
+    ap.add_argument("--include-busy", action="store_true",
+                    help="also tabulate runs whose probes saw a CPU shared with another process")
     args = ap.parse_args()
     wanted = [s for s in args.only.split(",") if s]
     probe_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted)
@@ -163,8 +172,9 @@ def main():
         for bench, (prog, pargs) in benches(args.quick).items():
             for impl in impls:
                 cmd = command(impl, bins[impl][prog], pargs)
+                wait_quiet(args.quiet_wait)
                 before = probe(probe_exe)
-                start = time.time()
+                start, c0 = time.time(), cpu_snapshot()
                 try:
                     cp = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
                                         timeout=args.timeout, env=environment(impl))
@@ -173,21 +183,24 @@ def main():
                 except subprocess.TimeoutExpired:
                     err, recs = f"timeout after {args.timeout}s", []
                 wall = time.time() - start
+                others = others_share(c0, cpu_snapshot(), wall)
                 after = probe(probe_exe)
                 placement = before[0] if before[0] == after[0] else "mixed"
                 print(f"round {rnd + 1}/{args.rounds} {bench:12} {impl:9} {placement:5} "
-                      f"(probe {before[1]:.0f}/{after[1]:.0f} ns) {wall:5.1f}s"
+                      f"(probe {before[1]:.0f}/{after[1]:.0f} ns, others {others:4.0%}) {wall:5.1f}s"
                       + (f"  ERROR {err}" if err else ""), file=sys.stderr)
                 runs.append({"round": rnd, "bench": bench, "impl": impl, "placement": placement,
-                             "probe_ns": [before[1], after[1]], "wall_s": round(wall, 2),
-                             "command": [str(c) for c in cmd], "error": err, "results": recs})
+                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3),
+                             "disturbed": others > QUIET + 0.02 / max(wall, 0.01),
+                             "wall_s": round(wall, 2), "command": [str(c) for c in cmd],
+                             "error": err, "results": recs})
                 doc = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
                        "machine": {"node": platform.node(), "cpus": os.cpu_count(),
                                    "kernel": platform.release()},
                        "rounds": args.rounds, "quick": args.quick,
                        "elapsed_s": round(time.time() - t0, 1), "runs": runs}
                 out.write_text(json.dumps(doc, indent=1))
-    print(tables(runs, impls))
+    print(tables(runs, impls, args.include_busy))
     print(f"\nraw results: {out}", file=sys.stderr)
 
 
