@@ -73,7 +73,7 @@ Pending start_gather(const char* call, const void* sendbuf, int sendcount, MPI_D
     p.finish = finisher(out, recvbuf, n, rt);
   }
   p.req = coll::igather(*k.comm, in_place ? coll::IN_PLACE : in.data, out.data, block, kBytes, root);
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 
@@ -101,7 +101,7 @@ Pending start_scatter(const char* call, const void* sendbuf, int sendcount, MPI_
     p.finish = finisher(out, recvbuf, recvcount, rt);
   }
   p.req = coll::iscatter(*k.comm, in.data, in_place ? coll::IN_PLACE : out.data, block, kBytes, root);
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 
@@ -123,7 +123,7 @@ Pending start_allgather(const char* call, const void* sendbuf, int sendcount, MP
   Pending p;
   p.req = coll::iallgather(*k.comm, in_place ? coll::IN_PLACE : in.data, out.data, block, kBytes);
   p.finish = finisher(out, recvbuf, n, rt);
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 
@@ -146,7 +146,7 @@ Pending start_alltoall(const char* call, const void* sendbuf, int sendcount, MPI
   Pending p;
   p.req = coll::ialltoall(*k.comm, in_place ? coll::IN_PLACE : in.data, out.data, block, kBytes);
   p.finish = finisher(out, recvbuf, n, rt);
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 
@@ -173,7 +173,7 @@ Pending start_gatherv(const char* call, const void* sendbuf, int sendcount, MPI_
   }
   p.req = coll::igatherv(*k.comm, in_place ? coll::IN_PLACE : in.data, in.bytes, out.s.data, out.counts, out.displs,
                          kBytes, root);
-  p.keep = {in.tmp, out.s.tmp};
+  hold(p, in.tmp, out.s.tmp);
   return p;
 }
 
@@ -203,7 +203,7 @@ Pending start_scatterv(const char* call, const void* sendbuf, const int* sendcou
   }
   p.req = coll::iscatterv(*k.comm, in.s.data, in.counts, in.displs, in_place ? coll::IN_PLACE : out.data, out.bytes,
                           kBytes, root);
-  p.keep = {in.s.tmp, out.tmp};
+  hold(p, in.s.tmp, out.tmp);
   return p;
 }
 
@@ -225,7 +225,7 @@ Pending start_allgatherv(const char* call, const void* sendbuf, int sendcount, M
   p.req = coll::iallgatherv(*k.comm, in_place ? coll::IN_PLACE : in.data, in.bytes, out.s.data, out.counts,
                             out.displs, kBytes);
   p.finish = finisher_v(out, recvbuf, recvcounts, displs, k.size, rt);
-  p.keep = {in.tmp, out.s.tmp};
+  hold(p, in.tmp, out.s.tmp);
   return p;
 }
 
@@ -246,7 +246,7 @@ Pending start_alltoallv(const char* call, const void* sendbuf, const int* sendco
   p.req = coll::ialltoallv(*k.comm, in_place ? coll::IN_PLACE : in.s.data, in.counts, in.displs, out.s.data,
                            out.counts, out.displs, kBytes);
   p.finish = finisher_v(out, recvbuf, recvcounts, rdispls, k.size, rt);
-  p.keep = {in.s.tmp, out.s.tmp};
+  hold(p, in.s.tmp, out.s.tmp);
   return p;
 }
 

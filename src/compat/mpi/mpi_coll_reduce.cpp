@@ -53,7 +53,7 @@ Pending start_bcast(const char* call, void* buf, int count, MPI_Datatype type, i
   Pending p;
   p.req = coll::ibcast(*k.comm, s.data, s.bytes, Datatype::bytes, root);
   if (!is_root) p.finish = finisher(s, buf, count, t);
-  p.keep = {s.tmp};
+  hold(p, s.tmp);
   return p;
 }
 
@@ -84,7 +84,7 @@ Pending start_reduce(const char* call, coll::Kind kind, const void* sendbuf, voi
     default: raise(MPI_ERR_INTERN, std::string(call) + ": not a reduction");
   }
   if (receives) p.finish = finisher(out, recvbuf, count, t);
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 
@@ -122,7 +122,7 @@ Pending reduce_scatter_common(const Ctx& k, const void* sendbuf, void* recvbuf, 
     p.req = coll::ireduce_scatter(*k.comm, send, out.data, ecounts, r.dt, r.op, o);
   }
   p.finish = finisher(out, recvbuf, mine, t);  // unpacks only this rank's block
-  p.keep = {in.tmp, out.tmp};
+  hold(p, in.tmp, out.tmp);
   return p;
 }
 

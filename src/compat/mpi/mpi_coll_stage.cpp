@@ -124,7 +124,7 @@ void to_request(Pending p, MPI_Comm comm, MPI_Request* request) {
   r.coll = std::move(p.req);
   r.comm = comm;
   if (p.finish) r.on_complete = [finish = std::move(p.finish)](MPI_Status&) { finish(); };
-  r.keep = std::make_shared<std::vector<std::shared_ptr<void>>>(std::move(p.keep));
+  if (!p.keep.empty()) r.keep = std::make_shared<std::vector<std::shared_ptr<void>>>(std::move(p.keep));
   *request = new_request(std::move(r));
 }
 

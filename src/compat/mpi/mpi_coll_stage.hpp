@@ -24,6 +24,14 @@ void check_nonneg(const Ctx& k, int value, const char* what);
 void check_counts(const Ctx& k, const int* counts, const int* displs, const char* what);
 std::string describe(int count, const TypeObj& t, MPI_Datatype h);  // "3 x MPI_INT (12 bytes)"
 
+// Adds the temps that exist to what the collective keeps alive (contiguous buffers
+// have none: the common case allocates nothing here).
+inline void hold(Pending& p, const std::shared_ptr<std::vector<std::byte>>& a,
+                 const std::shared_ptr<std::vector<std::byte>>& b = {}) {
+  if (a) p.keep.push_back(a);
+  if (b) p.keep.push_back(b);
+}
+
 // A user buffer seen as contiguous bytes: the buffer itself, or a packed temp.
 struct Stage {
   std::byte* data = nullptr;
