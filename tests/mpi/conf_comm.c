@@ -1,6 +1,6 @@
 /* ranks: 1 2 3 4 8 */
 /* Communicators: dup (error handler inherited), split (keys reorder, MPI_UNDEFINED gives
- * MPI_COMM_NULL), create (subset, full and reordered groups), compare (IDENT,
+ * MPI_COMM_NULL), create (subset, disjoint, full and reordered groups), compare (IDENT,
  * CONGRUENT, SIMILAR, UNEQUAL), group, test_inter, names, free (world and self refused
  * with MPI_ERR_COMM), and collectives and point-to-point on the new communicators. */
 #include <mpi.h>
@@ -199,6 +199,16 @@ static void create(void) {
     use(c, sum, "collectives on a created communicator");
     MPI_Comm_free(&c);
   }
+  /* MPI-3: ranks pass disjoint groups (their parity's): each group gets its communicator */
+  MPI_Group mine;
+  int nm = 0, msum = 0;
+  for (int q = rank % 2; q < size; q += 2) { er[nm++] = q; msum += q; }
+  MPI_Group_incl(wg, nm, er, &mine);
+  MPI_Comm_create(MPI_COMM_WORLD, mine, &c);
+  CHECK(c != MPI_COMM_NULL, "create with disjoint groups", 0, 0);
+  use(c, msum, "collectives on a communicator created from disjoint groups");
+  MPI_Comm_free(&c);
+  MPI_Group_free(&mine);
   /* the whole group: congruent with world */
   MPI_Comm_create(MPI_COMM_WORLD, wg, &c);
   CHECK(cmp(c, MPI_COMM_WORLD) == MPI_CONGRUENT, "create with the world group", cmp(c, MPI_COMM_WORLD), 0);
