@@ -370,6 +370,10 @@ static void truncation(void) {
   int rc = MPI_Recv(in, 5, MPI_INT, left, 130, MPI_COMM_WORLD, &st);
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_TRUNCATE, "truncated Recv returned class %d, expected MPI_ERR_TRUNCATE", cls);
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 130, "truncated Recv: status source %d tag %d",
+        st.MPI_SOURCE, st.MPI_TAG);
+  for (int i = 0; i < 5; ++i)
+    CHECK(in[i] == left * 100000 + 9 * 1000 + i, "truncated Recv: element %d is %d", i, in[i]);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
   /* The same through Irecv + Wait. */
   MPI_Isend(out, 10, MPI_INT, right, 131, MPI_COMM_WORLD, &req);
