@@ -2,9 +2,10 @@
 /* Blocking collectives: every collective with counts 0..20000, every root, MPI_IN_PLACE
  * where MPI allows it, int/double and a derived type (vector with gaps, whose gaps must
  * stay untouched), send and receive types that differ but have the same signature,
- * MINLOC/MAXLOC pairs; results compared with values computed locally. Bad arguments
- * (negative count, root out of range, null datatype/op/communicator, an op the type
- * does not allow) return the matching error class under MPI_ERRORS_RETURN. */
+ * MINLOC/MAXLOC pairs, a non-commutative user op on a 2-int type; results compared
+ * with values computed locally. Bad arguments (negative count, root out of range, null
+ * datatype/op/communicator, an op the type does not allow) return the matching error
+ * class under MPI_ERRORS_RETURN. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,6 +387,78 @@ static void test_reduce_scatter_scan(void) {
   free(r);
 }
 
+/* A non-commutative user op on a 2-int type: (a, b) is the map x -> a*x + b and the
+ * reduction composes the maps in rank order (lower rank applied first), so any
+ * reordering or splitting of an element shows. */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *type) {
+  const int *f = in;
+  int *g = inout;
+  for (int e = 0; e < *len; ++e) {
+    g[2 * e + 1] = f[2 * e + 1] * g[2 * e] + g[2 * e + 1];
+    g[2 * e] = f[2 * e] * g[2 * e];
+  }
+  (void)type;
+}
+static int map_a(int r, int e) { return 1 + (r + e) % 2; }
+static int map_b(int r, int e) { return r - e % 3; }
+/* The composition of ranks lo..hi-1 for element e. */
+static void fold(int lo, int hi, int e, int *a, int *b) {
+  *a = 1;
+  *b = 0;
+  for (int r = lo; r < hi; ++r) {
+    *b = map_a(r, e) * *b + map_b(r, e);
+    *a = map_a(r, e) * *a;
+  }
+}
+
+static void test_noncommutative(void) {
+  MPI_Datatype pair;
+  MPI_Op op;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  MPI_Op_create(compose, 0, &op);
+  int n = 3000, a, b;
+  int *s = ints(2 * n, 0), *r = ints(2 * n, 0);
+  for (int e = 0; e < n; ++e) { s[2 * e] = map_a(rank, e); s[2 * e + 1] = map_b(rank, e); }
+  MPI_Allreduce(s, r, n, pair, op, MPI_COMM_WORLD);
+  for (int e = 0; e < n; ++e) {
+    fold(0, size, e, &a, &b);
+    CHECK(r[2 * e] == a && r[2 * e + 1] == b, "non-commutative allreduce", e, r[2 * e + 1]);
+  }
+  for (int root = 0; root < size; ++root) {
+    MPI_Reduce(s, r, n, pair, op, root, MPI_COMM_WORLD);
+    if (rank == root)
+      for (int e = 0; e < n; ++e) {
+        fold(0, size, e, &a, &b);
+        CHECK(r[2 * e] == a && r[2 * e + 1] == b, "non-commutative reduce", root, e);
+      }
+  }
+  MPI_Scan(s, r, n, pair, op, MPI_COMM_WORLD);
+  for (int e = 0; e < n; ++e) {
+    fold(0, rank + 1, e, &a, &b);
+    CHECK(r[2 * e] == a && r[2 * e + 1] == b, "non-commutative scan", e, r[2 * e + 1]);
+  }
+  MPI_Exscan(s, r, n, pair, op, MPI_COMM_WORLD);
+  if (rank > 0)
+    for (int e = 0; e < n; ++e) {
+      fold(0, rank, e, &a, &b);
+      CHECK(r[2 * e] == a && r[2 * e + 1] == b, "non-commutative exscan", e, r[2 * e + 1]);
+    }
+  /* reduce_scatter_block: element e of block q is element q * m + e of the input */
+  int m = 700, *big = ints(2 * m * size, 0);
+  for (int e = 0; e < m * size; ++e) { big[2 * e] = map_a(rank, e); big[2 * e + 1] = map_b(rank, e); }
+  MPI_Reduce_scatter_block(big, r, m, pair, op, MPI_COMM_WORLD);
+  for (int e = 0; e < m; ++e) {
+    fold(0, size, rank * m + e, &a, &b);
+    CHECK(r[2 * e] == a && r[2 * e + 1] == b, "non-commutative reduce_scatter_block", e, r[2 * e + 1]);
+  }
+  free(big);
+  free(s);
+  free(r);
+  MPI_Op_free(&op);
+  MPI_Type_free(&pair);
+}
+
 static void expect_class(int rc, int cls, const char *what) {
   int got = -1;
   if (rc == MPI_SUCCESS) fail(what, rc, cls);
@@ -427,6 +500,7 @@ int main(int argc, char **argv) {
   test_allgather_alltoall();
   test_alltoallv();
   test_reduce_scatter_scan();
+  test_noncommutative();
   test_errors();
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Type_free(&vec);
