@@ -30,4 +30,15 @@ MPI_Status wait_local(ReqObj r);
 // Drops every request (freed-but-running ones included) while the runtime still
 // exists: MPI_Finalize calls it before Runtime::finalize.
 void release_requests();
+// Finishes r's operation if it can (blocking when `block`): runs its on_complete and
+// stores its status (kind done). True once done or an inactive persistent request.
+bool settle(ReqObj& r, bool block);
+// Keeps a request freed while running until its operation completes.
+void orphan(ReqObj r);
+bool is_active(MPI_Request h);  // a live handle that is not an inactive persistent one
+// The communicator whose error handler reports errors of these requests.
+MPI_Comm comm_of_request(MPI_Request h);
+MPI_Comm comm_of_requests(int count, const MPI_Request* reqs);
+// MPI_ERR_COUNT / MPI_ERR_ARG / MPI_ERR_REQUEST for a bad request array.
+void check_requests(int count, const MPI_Request* reqs);
 }  // namespace interlace::mpi

@@ -10,18 +10,27 @@
 #include "p2p/p2p_engine.hpp"
 
 namespace interlace::mpi {
-namespace {
-
 using Kind = ReqObj::Kind;
+
+namespace {
 
 // Requests freed by MPI_Request_free while still running: they finish in the background.
 std::deque<ReqObj> g_orphans;
+
+void reap_orphans() {
+  for (auto it = g_orphans.begin(); it != g_orphans.end();) {
+    if (settle(*it, false)) it = g_orphans.erase(it);
+    else ++it;
+  }
+}
 
 MPI_Status empty() {
   MPI_Status st;
   empty_status(&st);
   return st;
 }
+
+}  // namespace
 
 // Finishes r's operation if it can (blocking when `block`); true once r is kind done
 // or an inactive persistent request.
@@ -72,6 +81,8 @@ bool settle(ReqObj& r, bool block) {
   return true;
 }
 
+namespace {
+
 // Reports a settled request's status and frees it (persistent: makes it inactive).
 MPI_Status consume(MPI_Request* handle) {
   ReqObj& r = *state().requests.get(*handle);
@@ -86,12 +97,7 @@ MPI_Status consume(MPI_Request* handle) {
   return st;
 }
 
-void reap_orphans() {
-  for (auto it = g_orphans.begin(); it != g_orphans.end();) {
-    if (settle(*it, false)) it = g_orphans.erase(it);
-    else ++it;
-  }
-}
+}  // namespace
 
 bool is_active(MPI_Request h) {
   const ReqObj* r = state().requests.get(h);
@@ -109,12 +115,14 @@ MPI_Comm comm_of_requests(int count, const MPI_Request* reqs) {
   return MPI_COMM_NULL;
 }
 
-void check_array(int count, const MPI_Request* reqs) {
+void check_requests(int count, const MPI_Request* reqs) {
   check_count(count, "count");
   if (count > 0 && !reqs) raise(MPI_ERR_ARG, "array_of_requests is a null pointer");
   for (int i = 0; i < count; ++i)
     if (reqs[i] != MPI_REQUEST_NULL) req_obj(reqs[i]);  // raises on a bad handle
 }
+
+namespace {
 
 // Blocks until one of the active, unsettled requests can make progress towards
 // completion. p2p-only sets sleep in the engine until one is done; sets with
@@ -199,6 +207,8 @@ MPI_Status wait_local(ReqObj r) {
   return r.status;
 }
 
+void orphan(ReqObj r) { g_orphans.push_back(std::move(r)); }
+
 void release_requests() {
   reap_orphans();  // what finished gets its on_complete; the rest is abandoned
   g_orphans.clear();
@@ -213,7 +223,6 @@ MPI_Request new_request(ReqObj r) {
 }  // namespace interlace::mpi
 
 using namespace interlace::mpi;
-using interlace::mpi::Kind;
 
 extern "C" {
 
@@ -249,7 +258,7 @@ int MPI_Test(MPI_Request* request, int* flag, MPI_Status* status) {
 int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
   return guard("MPI_Waitall", comm_of_requests(count, reqs), [&] {
     require_initialized("MPI_Waitall");
-    check_array(count, reqs);
+    check_requests(count, reqs);
     std::vector<int> all;
     for (int i = 0; i < count; ++i) {
       // Waiting on each in turn is enough: all of them progress during any wait.
@@ -263,7 +272,7 @@ int MPI_Waitall(int count, MPI_Request reqs[], MPI_Status statuses[]) {
 int MPI_Testall(int count, MPI_Request reqs[], int* flag, MPI_Status statuses[]) {
   return guard("MPI_Testall", comm_of_requests(count, reqs), [&] {
     require_initialized("MPI_Testall");
-    check_array(count, reqs);
+    check_requests(count, reqs);
     if (!flag) raise(MPI_ERR_ARG, "flag is a null pointer");
     bool all_done = true;
     std::vector<int> all;
@@ -301,7 +310,7 @@ static bool any_settled(int count, MPI_Request reqs[], int* index, MPI_Status* s
 int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
   return guard("MPI_Waitany", comm_of_requests(count, reqs), [&] {
     require_initialized("MPI_Waitany");
-    check_array(count, reqs);
+    check_requests(count, reqs);
     if (!index) raise(MPI_ERR_ARG, "index is a null pointer");
     bool none_active = false;
     while (!any_settled(count, reqs, index, status, &none_active) && !none_active)
@@ -312,7 +321,7 @@ int MPI_Waitany(int count, MPI_Request reqs[], int* index, MPI_Status* status) {
 int MPI_Testany(int count, MPI_Request reqs[], int* index, int* flag, MPI_Status* status) {
   return guard("MPI_Testany", comm_of_requests(count, reqs), [&] {
     require_initialized("MPI_Testany");
-    check_array(count, reqs);
+    check_requests(count, reqs);
     if (!index || !flag) raise(MPI_ERR_ARG, "index or flag is a null pointer");
     bool none_active = false;
     *flag = 0;
@@ -351,7 +360,7 @@ int MPI_Waitsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   return guard("MPI_Waitsome", comm_of_requests(incount, reqs), [&] {
     require_initialized("MPI_Waitsome");
-    check_array(incount, reqs);
+    check_requests(incount, reqs);
     if (!outcount) raise(MPI_ERR_ARG, "outcount is a null pointer");
     some_settled(incount, reqs, outcount, indices, statuses, true);
   });
@@ -361,90 +370,9 @@ int MPI_Testsome(int incount, MPI_Request reqs[], int* outcount, int indices[],
                  MPI_Status statuses[]) {
   return guard("MPI_Testsome", comm_of_requests(incount, reqs), [&] {
     require_initialized("MPI_Testsome");
-    check_array(incount, reqs);
+    check_requests(incount, reqs);
     if (!outcount) raise(MPI_ERR_ARG, "outcount is a null pointer");
     some_settled(incount, reqs, outcount, indices, statuses, false);
-  });
-}
-
-int MPI_Request_free(MPI_Request* request) {
-  return guard("MPI_Request_free", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
-    require_initialized("MPI_Request_free");
-    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
-    ReqObj& r = req_obj(*request);
-    // A running operation still completes (MPI semantics): it finishes as an orphan.
-    if (r.kind == Kind::p2p || r.kind == Kind::coll) g_orphans.push_back(std::move(r));
-    state().requests.remove(*request);
-    *request = MPI_REQUEST_NULL;
-  });
-}
-
-int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status) {
-  return guard("MPI_Request_get_status", comm_of_request(request), [&] {
-    require_initialized("MPI_Request_get_status");
-    if (!flag) raise(MPI_ERR_ARG, "flag is a null pointer");
-    if (request == MPI_REQUEST_NULL) {
-      *flag = 1;
-      return empty_status(status);
-    }
-    ReqObj& r = req_obj(request);
-    *flag = settle(r, false);
-    if (*flag && status) *status = r.kind == Kind::done ? r.status : MPI_Status{};
-    if (*flag && r.kind == Kind::persistent_inactive) empty_status(status);
-  });
-}
-
-int MPI_Cancel(MPI_Request* request) {
-  return guard("MPI_Cancel", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
-    require_initialized("MPI_Cancel");
-    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
-    ReqObj& r = req_obj(*request);
-    if (r.kind == Kind::coll) raise(MPI_ERR_REQUEST, "a collective request cannot be cancelled");
-    // Only unmatched receives can be cancelled; a send cancel is a no-op (the send
-    // completes normally and MPI_Test_cancelled reports false), as MPI allows.
-    if (r.kind == Kind::p2p && !r.p2p.is_null() &&
-        r.p2p.impl()->op == interlace::p2p::RequestImpl::Op::recv)
-      r.p2p.cancel();
-  });
-}
-
-int MPI_Test_cancelled(const MPI_Status* status, int* flag) {
-  return guard("MPI_Test_cancelled", MPI_COMM_NULL, [&] {
-    if (!status || !flag) raise(MPI_ERR_ARG, "status or flag is a null pointer");
-    *flag = status->il_cancelled != 0;
-  });
-}
-
-int MPI_Start(MPI_Request* request) {
-  return guard("MPI_Start", request ? comm_of_request(*request) : MPI_COMM_NULL, [&] {
-    require_initialized("MPI_Start");
-    if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
-    ReqObj& r = req_obj(*request);
-    if (!r.persistent || !r.start)
-      raise(MPI_ERR_REQUEST, "request " + std::to_string(*request) + " is not persistent");
-    if (r.kind != Kind::persistent_inactive)
-      raise(MPI_ERR_REQUEST, "request " + std::to_string(*request) + " is already active");
-    r.start(r);
-  });
-}
-
-int MPI_Startall(int count, MPI_Request reqs[]) {
-  return guard("MPI_Startall", comm_of_requests(count, reqs), [&] {
-    require_initialized("MPI_Startall");
-    check_array(count, reqs);
-    for (int i = 0; i < count; ++i) {
-      ReqObj& r = req_obj(reqs[i]);
-      if (!r.persistent || !r.start)
-        raise(MPI_ERR_REQUEST, "request " + std::to_string(reqs[i]) + " (index " +
-                                   std::to_string(i) + ") is not persistent");
-      if (r.kind != Kind::persistent_inactive)
-        raise(MPI_ERR_REQUEST, "request " + std::to_string(reqs[i]) + " (index " +
-                                   std::to_string(i) + ") is already active");
-    }
-    for (int i = 0; i < count; ++i) {
-      ReqObj& r = *state().requests.get(reqs[i]);
-      r.start(r);
-    }
   });
 }
 
