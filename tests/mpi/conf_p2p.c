@@ -37,7 +37,8 @@ static void expect_ints(const int* v, int n, int from, int salt, const char* wha
 static void expect_status(const MPI_Status* st, int source, int tag, int count, const char* what) {
   int n;
   MPI_Get_count(st, MPI_INT, &n);
-  CHECK(st->MPI_SOURCE == source, "%s: status source %d, expected %d", what, st->MPI_SOURCE, source);
+  CHECK(st->MPI_SOURCE == source, "%s: status source %d, expected %d", what, st->MPI_SOURCE,
+        source);
   CHECK(st->MPI_TAG == tag, "%s: status tag %d, expected %d", what, st->MPI_TAG, tag);
   CHECK(n == count, "%s: Get_count %d, expected %d", what, n, count);
 }
@@ -215,8 +216,8 @@ static void probe(void) {
   MPI_Isend(out, 5, MPI_INT, right, 81, MPI_COMM_WORLD, &req);
   do MPI_Iprobe(left, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st); while (!flag);
   MPI_Get_count(&st, MPI_INT, &count);
-  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 81 && count == 5, "Iprobe: source %d tag %d count %d",
-        st.MPI_SOURCE, st.MPI_TAG, count);
+  CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 81 && count == 5,
+        "Iprobe: source %d tag %d count %d", st.MPI_SOURCE, st.MPI_TAG, count);
   MPI_Recv(out + 10, 5, MPI_INT, left, 81, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
   MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
@@ -369,7 +370,8 @@ static void truncation(void) {
   MPI_Isend(out, 10, MPI_INT, right, 130, MPI_COMM_WORLD, &req);
   int rc = MPI_Recv(in, 5, MPI_INT, left, 130, MPI_COMM_WORLD, &st);
   MPI_Error_class(rc, &cls);
-  CHECK(cls == MPI_ERR_TRUNCATE, "truncated Recv returned class %d, expected MPI_ERR_TRUNCATE", cls);
+  CHECK(cls == MPI_ERR_TRUNCATE, "truncated Recv returned class %d, expected MPI_ERR_TRUNCATE",
+        cls);
   CHECK(st.MPI_SOURCE == left && st.MPI_TAG == 130, "truncated Recv: status source %d tag %d",
         st.MPI_SOURCE, st.MPI_TAG);
   for (int i = 0; i < 5; ++i)

@@ -36,8 +36,8 @@ static void post_all(MPI_Request* rreqs, MPI_Request* sreqs, int* recv, int* sen
 
 static void check_recv(int src, int value, const MPI_Status* st, int base, const char* what) {
   CHECK(value == src * 1000 + base + rank, "%s: value %d from %d", what, value, src);
-  CHECK(st->MPI_SOURCE == src && st->MPI_TAG == base + src, "%s: status source %d tag %d (index %d)",
-        what, st->MPI_SOURCE, st->MPI_TAG, src);
+  CHECK(st->MPI_SOURCE == src && st->MPI_TAG == base + src,
+        "%s: status source %d tag %d (index %d)", what, st->MPI_SOURCE, st->MPI_TAG, src);
 }
 
 static void waitany(void) {
