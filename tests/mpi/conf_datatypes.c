@@ -96,6 +96,35 @@ static void constructors(void) {
   MPI_Type_free(&u);
   MPI_Type_free(&t);
 
+  /* negative stride: blocks at 0, -8, -16 bytes */
+  MPI_Type_vector(3, 1, -2, MPI_INT, &t);
+  expect_shape(t, "vector(3,1,-2,INT)", 12, -16, 20, -16, 20);
+  MPI_Type_free(&t);
+  MPI_Type_contiguous(0, MPI_INT, &t);
+  expect_shape(t, "contiguous(0,INT)", 0, 0, 0, 0, 0);
+  MPI_Type_free(&t);
+  /* resized bounds act as lb/ub markers: they alone bound a struct, with no padding */
+  MPI_Type_create_resized(MPI_INT, 0, 6, &u);
+  MPI_Type_contiguous(2, u, &t);
+  expect_shape(t, "contiguous(2,resized(INT,0,6))", 8, 0, 12, 0, 10);
+  MPI_Type_free(&t);
+  MPI_Type_free(&u);
+  MPI_Type_create_resized(MPI_DOUBLE, 0, 12, &u);
+  {
+    int bl2s[2] = {1, 1};
+    MPI_Aint d2s[2] = {0, 12};
+    MPI_Datatype t2s[2] = {u, MPI_CHAR};
+    MPI_Type_create_struct(2, bl2s, d2s, t2s, &t);
+    expect_shape(t, "struct(resized(DOUBLE,0,12)@0, CHAR@12)", 9, 0, 12, 0, 13);
+    MPI_Type_free(&t);
+    MPI_Aint d2n[2] = {4, 20};
+    MPI_Datatype t2n[2] = {MPI_INT, MPI_SHORT};
+    MPI_Type_create_struct(2, bl2s, d2n, t2n, &t);
+    expect_shape(t, "struct(INT@4, SHORT@20)", 6, 4, 20, 4, 18);
+    MPI_Type_free(&t);
+  }
+  MPI_Type_free(&u);
+
   /* a type outlives the types it was built from */
   MPI_Type_contiguous(2, MPI_INT, &t);
   MPI_Type_vector(2, 1, 2, t, &v);

@@ -6,11 +6,12 @@
 //
 // Bounds follow MPI-3.1 4.1: every block of b copies of oldtype at displacement d
 // spans [d + lb_old, d + lb_old + b*extent_old) (negative extents handled), the new lb
-// is the least start and ub the greatest end over blocks with b > 0. A struct's extent
-// is rounded up to the largest alignment of its basic elements (the standard's
-// epsilon, as MPICH and Open MPI do) unless a component has bounds set by
-// MPI_Type_create_resized; other constructors add no padding. true_lb/true_extent
-// come from the data blocks alone.
+// is the least start and ub the greatest end over blocks with b > 0. Bounds set by
+// MPI_Type_create_resized act as the standard's lb/ub markers: when any component
+// carries them (explicit_bounds), only such components define lb and ub. Without
+// markers a struct's extent is rounded up to the largest alignment of its basic
+// elements (the standard's epsilon, as MPICH and Open MPI do); other constructors add
+// no padding. true_lb/true_extent come from the data blocks alone.
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -43,9 +44,11 @@ class Builder {
     if (count <= 0) return;
     const MPI_Aint ext = old.extent;
     const MPI_Aint first = disp + old.lb, last = disp + old.lb + (count - 1) * ext;
-    lb_ = std::min({lb_, first, last});
-    ub_ = std::max({ub_, first + ext, last + ext});
-    any_ = true;
+    const bool marked = !is_predefined(h) && old.explicit_bounds;
+    Range& r = marked ? marked_ : natural_;
+    r.lb = std::min({r.lb, first, last});
+    r.ub = std::max({r.ub, first + ext, last + ext});
+    r.any = true;
     t_.size += static_cast<size_t>(count) * old.size;
     t_.align = std::max(t_.align, is_predefined(h) ? predefined_align(h) : old.align);
     t_.explicit_bounds = t_.explicit_bounds || (!is_predefined(h) && old.explicit_bounds);
@@ -60,14 +63,15 @@ class Builder {
   }
 
   TypeObj finish(bool pad_to_alignment) {
-    if (!any_) lb_ = ub_ = 0;
+    const Range& r = marked_.any ? marked_ : natural_;
+    MPI_Aint lb = r.any ? r.lb : 0, ub = r.any ? r.ub : 0;
     if (pad_to_alignment && !t_.explicit_bounds && t_.align > 1) {
       const MPI_Aint a = static_cast<MPI_Aint>(t_.align);
-      const MPI_Aint extent = ub_ - lb_;
-      ub_ = lb_ + (extent + a - 1) / a * a;
+      const MPI_Aint extent = ub - lb;
+      ub = lb + (extent + a - 1) / a * a;
     }
-    t_.lb = lb_;
-    t_.extent = ub_ - lb_;
+    t_.lb = lb;
+    t_.extent = ub - lb;
     if (t_.blocks.empty()) {
       t_.true_lb = t_.true_extent = 0;
     } else {
@@ -112,9 +116,13 @@ class Builder {
   }
 
   TypeObj t_;
-  MPI_Aint lb_ = std::numeric_limits<MPI_Aint>::max();
-  MPI_Aint ub_ = std::numeric_limits<MPI_Aint>::min();
-  bool any_ = false, mixed_ = false;
+  struct Range {
+    MPI_Aint lb = std::numeric_limits<MPI_Aint>::max();
+    MPI_Aint ub = std::numeric_limits<MPI_Aint>::min();
+    bool any = false;
+  };
+  Range natural_, marked_;  // components without / with resized bounds (markers)
+  bool mixed_ = false;
 };
 
 void check_nonneg(long long v, int cls, const char* call, const char* what) {
