@@ -164,70 +164,92 @@ static void predefined_types(void) {
   }
 }
 
-static void complex_types(void) {
-  float complex fl = 1 + 2 * I, fio = 3 - 1 * I;
-  MPI_Reduce_local(&fl, &fio, 1, MPI_C_FLOAT_COMPLEX, MPI_PROD);
-  CHECK(fio == (1 + 2 * I) * (3 - 1 * I), "float complex product");
-  double complex d[3], all[3], want[3];
-  for (int j = 0; j < 3; ++j) {
-    d[j] = (rank + 1) + j * I;
-    want[j] = 0;
-    for (int r = 0; r < nranks; ++r) want[j] += (r + 1) + j * I;
+/* SUM and PROD on each complex type: Gaussian integers of modulus <= sqrt(5), so
+ * every partial product is exact in any order. */
+#define DEF_COMPLEX_TEST(NAME, T)                                                             \
+  static T cval_##NAME(int r, int k) { return (T)((1 + r % 2) + (k % 2) * I); }              \
+  static void test_##NAME(MPI_Datatype mt, const char* tname) {                               \
+    enum { K = 4 };                                                                           \
+    for (int o = 0; o < 2; ++o) {                                                             \
+      MPI_Op op = o ? MPI_PROD : MPI_SUM;                                                     \
+      T in[K], io[K], mine[K], all[K];                                                        \
+      for (int k = 0; k < K; ++k)                                                             \
+        in[k] = cval_##NAME(0, k), io[k] = cval_##NAME(1, k), mine[k] = cval_##NAME(rank, k); \
+      MPI_Reduce_local(in, io, K, mt, op);                                                    \
+      MPI_Allreduce(mine, all, K, mt, op, MPI_COMM_WORLD);                                    \
+      for (int k = 0; k < K; ++k) {                                                           \
+        T w2 = o ? in[k] * cval_##NAME(1, k) : in[k] + cval_##NAME(1, k), wn = cval_##NAME(0, k); \
+        for (int r = 1; r < nranks; ++r) wn = o ? wn * cval_##NAME(r, k) : wn + cval_##NAME(r, k); \
+        CHECK(io[k] == w2, "Reduce_local %s on %s [%d]", o ? "PROD" : "SUM", tname, k);       \
+        CHECK(all[k] == wn, "Allreduce %s on %s [%d]", o ? "PROD" : "SUM", tname, k);         \
+      }                                                                                       \
+    }                                                                                         \
   }
-  MPI_Allreduce(d, all, 3, MPI_C_DOUBLE_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
-  for (int j = 0; j < 3; ++j) CHECK(all[j] == want[j], "double complex sum [%d]", j);
-  long double complex l = rank + 1 + I, lall, lwant = 1;
-  MPI_Allreduce(&l, &lall, 1, MPI_C_LONG_DOUBLE_COMPLEX, MPI_PROD, MPI_COMM_WORLD);
-  for (int r = 0; r < nranks; ++r) lwant *= r + 1 + I;
-  CHECK(lall == lwant, "long double complex product");
+DEF_COMPLEX_TEST(fcomplex, float complex)
+DEF_COMPLEX_TEST(dcomplex, double complex)
+DEF_COMPLEX_TEST(ldcomplex, long double complex)
+
+static void complex_types(void) {
+  test_fcomplex(MPI_C_FLOAT_COMPLEX, "MPI_C_FLOAT_COMPLEX");
+  test_dcomplex(MPI_C_DOUBLE_COMPLEX, "MPI_C_DOUBLE_COMPLEX");
+  test_ldcomplex(MPI_C_LONG_DOUBLE_COMPLEX, "MPI_C_LONG_DOUBLE_COMPLEX");
 }
 
-/* MINLOC/MAXLOC: values with ties between ranks; the lower index must win a tie. */
-struct di { double v; int i; };
-struct si { short v; int i; };
-struct ldi { long double v; int i; };
+/* MINLOC and MAXLOC on each pair type, local and through Allreduce, with ties between
+ * ranks (the lower index must win). Counts 5 and 1001: a large buffer of pairs must
+ * not be split inside a pair. */
+static int pval(int r, int k) { return (r * (k + 1)) % 3; }
+static int pidx(int r, int k) { return (r * 5 + k) % 11; }
+#define DEF_PAIR_TEST(NAME, V)                                                                \
+  struct pair_##NAME { V v; int i; };                                                         \
+  static struct pair_##NAME fold_pair_##NAME(int minloc, int k, int upto) {                   \
+    struct pair_##NAME acc = {(V)pval(0, k), pidx(0, k)};                                     \
+    for (int r = 1; r < upto; ++r) {                                                          \
+      struct pair_##NAME x = {(V)pval(r, k), pidx(r, k)};                                     \
+      int better = minloc ? x.v < acc.v : x.v > acc.v;                                        \
+      if (better || (x.v == acc.v && x.i < acc.i)) acc = x;                                   \
+    }                                                                                         \
+    return acc;                                                                               \
+  }                                                                                           \
+  static void test_pair_##NAME(MPI_Datatype mt, const char* tname) {                          \
+    static struct pair_##NAME in[1001], io[1001], mine[1001], all[1001];                      \
+    for (int m = 0; m < 2; ++m)                                                               \
+      for (int c = 0; c < 2; ++c) {                                                           \
+        const int n = c ? 1001 : 5;                                                           \
+        for (int k = 0; k < n; ++k) {                                                         \
+          in[k].v = (V)pval(0, k), in[k].i = pidx(0, k);                                      \
+          io[k].v = (V)pval(1, k), io[k].i = pidx(1, k);                                      \
+          mine[k].v = (V)pval(rank, k), mine[k].i = pidx(rank, k);                            \
+        }                                                                                     \
+        MPI_Reduce_local(in, io, n, mt, m ? MPI_MINLOC : MPI_MAXLOC);                         \
+        MPI_Allreduce(mine, all, n, mt, m ? MPI_MINLOC : MPI_MAXLOC, MPI_COMM_WORLD);         \
+        for (int k = 0; k < n; ++k) {                                                         \
+          struct pair_##NAME w2 = fold_pair_##NAME(m, k, 2), wn = fold_pair_##NAME(m, k, nranks); \
+          CHECK(io[k].v == w2.v && io[k].i == w2.i, "Reduce_local %s on %s [%d]: index %d",    \
+                m ? "MINLOC" : "MAXLOC", tname, k, io[k].i);                                  \
+          CHECK(all[k].v == wn.v && all[k].i == wn.i, "Allreduce %s on %s count %d [%d]: index %d vs %d", \
+                m ? "MINLOC" : "MAXLOC", tname, n, k, all[k].i, wn.i);                        \
+        }                                                                                     \
+      }                                                                                       \
+  }
+DEF_PAIR_TEST(float, float)
+DEF_PAIR_TEST(double, double)
+DEF_PAIR_TEST(long, long)
+DEF_PAIR_TEST(int, int)
+DEF_PAIR_TEST(short, short)
+DEF_PAIR_TEST(ldouble, long double)
+
 static void locations(void) {
-  struct di d[2], dmin[2], dmax[2];
-  int two[4], tmin[4], tmax[4];
-  struct si s, smin;
-  struct ldi ld, ldmax;
-  d[0].v = rank % 2, d[0].i = rank;   /* ties: 0 on even ranks, 1 on odd ones */
-  d[1].v = -rank, d[1].i = 100 + rank;
-  two[0] = 5, two[1] = nranks - 1 - rank, two[2] = rank / 3, two[3] = rank;
-  s.v = (short)(rank == nranks - 1 ? -7 : 3), s.i = rank;
-  ld.v = rank % 3, ld.i = rank;
-  MPI_Allreduce(d, dmin, 2, MPI_DOUBLE_INT, MPI_MINLOC, MPI_COMM_WORLD);
-  MPI_Allreduce(d, dmax, 2, MPI_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-  MPI_Allreduce(two, tmin, 2, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
-  MPI_Allreduce(two, tmax, 2, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD);
-  MPI_Allreduce(&s, &smin, 1, MPI_SHORT_INT, MPI_MINLOC, MPI_COMM_WORLD);
-  MPI_Allreduce(&ld, &ldmax, 1, MPI_LONG_DOUBLE_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-  CHECK(dmin[0].v == 0 && dmin[0].i == 0, "DOUBLE_INT minloc tie: %g at %d", dmin[0].v, dmin[0].i);
-  CHECK(dmax[0].v == (nranks > 1) && dmax[0].i == (nranks > 1),
-        "DOUBLE_INT maxloc tie: %g at %d", dmax[0].v, dmax[0].i);
-  CHECK(dmin[1].v == -(nranks - 1) && dmin[1].i == 100 + nranks - 1, "DOUBLE_INT minloc [1]");
-  CHECK(dmax[1].v == 0 && dmax[1].i == 100, "DOUBLE_INT maxloc [1]");
-  CHECK(tmin[0] == 5 && tmin[1] == 0 && tmax[0] == 5 && tmax[1] == 0, "2INT all equal: lowest index");
-  CHECK(tmin[2] == 0 && tmin[3] == 0, "2INT minloc [1]: %d at %d", tmin[2], tmin[3]);
-  CHECK(tmax[2] == (nranks - 1) / 3 && tmax[3] == 3 * ((nranks - 1) / 3),
-        "2INT maxloc [1]: %d at %d", tmax[2], tmax[3]);
-  CHECK(smin.v == -7 && smin.i == nranks - 1, "SHORT_INT minloc: %d at %d", smin.v, smin.i);
-  int lwant = nranks >= 3 ? 2 : nranks - 1;
-  CHECK(ldmax.v == lwant && ldmax.i == lwant, "LONG_DOUBLE_INT maxloc");
-  /* local, with the tie inside one call */
-  float fi_in[4] = {0}, fi_io[4] = {0};
-  struct { float v; int i; } a = {2.5f, 9}, b = {2.5f, 4}, c = {1.0f, 7};
-  memcpy(fi_in, &a, sizeof a);
-  memcpy(fi_io, &b, sizeof b);
-  memcpy((char*)fi_in + sizeof a, &c, sizeof c);
-  memcpy((char*)fi_io + sizeof a, &a, sizeof a);
-  MPI_Reduce_local(fi_in, fi_io, 2, MPI_FLOAT_INT, MPI_MINLOC);
-  memcpy(&a, fi_io, sizeof a);
-  memcpy(&b, (char*)fi_io + sizeof a, sizeof b);
-  CHECK(a.v == 2.5f && a.i == 4 && b.v == 1.0f && b.i == 7, "FLOAT_INT local minloc");
-  struct { long v; int i; } li = {rank % 2 ? 8 : 1, rank}, lmax;
-  MPI_Allreduce(&li, &lmax, 1, MPI_LONG_INT, MPI_MAXLOC, MPI_COMM_WORLD);
-  CHECK(lmax.v == (nranks > 1 ? 8 : 1) && lmax.i == (nranks > 1 ? 1 : 0), "LONG_INT maxloc");
+  test_pair_float(MPI_FLOAT_INT, "MPI_FLOAT_INT");
+  test_pair_double(MPI_DOUBLE_INT, "MPI_DOUBLE_INT");
+  test_pair_long(MPI_LONG_INT, "MPI_LONG_INT");
+  test_pair_int(MPI_2INT, "MPI_2INT");
+  test_pair_short(MPI_SHORT_INT, "MPI_SHORT_INT");
+  test_pair_ldouble(MPI_LONG_DOUBLE_INT, "MPI_LONG_DOUBLE_INT");
+  /* everyone ties: the lowest index wins */
+  int two[2] = {5, 10 + rank}, res[2];
+  MPI_Allreduce(two, res, 1, MPI_2INT, MPI_MINLOC, MPI_COMM_WORLD);
+  CHECK(res[0] == 5 && res[1] == 10, "2INT all tied: %d at %d", res[0], res[1]);
 }
 
 /* Predefined ops on derived types whose elements are all one predefined type: an
