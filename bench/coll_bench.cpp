@@ -1,5 +1,5 @@
 // Collective latency under `interlace run -n N`:
-//   coll_bench [--sweep] [--max BYTES] [--iters K]
+//   coll_bench [--sweep] [--max BYTES] [--iters K] [--only COLLECTIVE]
 // Default: the algorithm the selection table picks, for bcast, reduce, allreduce,
 // allgather, alltoall and barrier, 8 B .. max (per-rank bytes for allgather/
 // alltoall). --sweep: every algorithm of each collective (used to choose the
@@ -46,10 +46,12 @@ int main(int argc, char** argv) {
   bool sweep = false;
   size_t max = 16u << 20;
   int iters_small = 200;
+  std::string only;  // one collective (for profiling)
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--sweep")) sweep = true;
     else if (!std::strcmp(argv[i], "--max") && i + 1 < argc) max = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--iters") && i + 1 < argc) iters_small = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
   }
   Runtime rt = Runtime::init();
   Communicator w = rt.world();
@@ -57,6 +59,7 @@ int main(int argc, char** argv) {
   std::vector<std::byte> a(max * n + 64), b(max * n + 64);
   const Kind kinds[] = {Kind::barrier, Kind::bcast, Kind::reduce, Kind::allreduce, Kind::allgather, Kind::alltoall};
   for (Kind k : kinds) {
+    if (!only.empty() && only != coll::kind_name(k)) continue;
     std::vector<std::string> algs = sweep ? coll::algorithm_names(k) : std::vector<std::string>{""};
     for (const std::string& alg : algs) {
       for (size_t bytes = 8; bytes <= max; bytes *= (sweep ? 4 : 2)) {

@@ -3,6 +3,7 @@
 // engine progress hook advances them, and so do wait()/test().
 #pragma once
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <exception>
 #include <memory>
@@ -53,14 +54,16 @@ struct PlanKey {
 
 // A built schedule and the Run that executes it, reused by later calls with the same
 // key: a repeated small collective then costs no allocation, no registry lookup and
-// no schedule building. The Run lends itself out through a shared_ptr whose deleter
-// only marks it free again and drops its communicator, so an idle plan never keeps
-// the communicator (and through it this CollState) alive.
+// no schedule building. The Run is lent to one call at a time through a shared_ptr
+// whose control block lives in `control`; releasing it marks the Run free again and
+// drops its communicator, so an idle plan never keeps the communicator (and through
+// it this CollState) alive.
 struct Plan {
   PlanKey key;
   std::unique_ptr<Run> run;
   uint32_t* seq = nullptr;   // this communicator's sequence counter in CollState::seq
   uint64_t last_use = 0;
+  alignas(std::max_align_t) std::byte control[64];
 };
 
 struct CollState {

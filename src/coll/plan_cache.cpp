@@ -19,15 +19,35 @@ namespace {
 using Guard = std::lock_guard<engine::OptionalLock>;
 constexpr size_t kMaxPlans = 32;  // per rank; a linear scan over them is a few ns
 
-// Frees a cached Run for the next call once the call's Request and the active list
-// have both let go of it, and drops its communicator so that an idle plan keeps
-// nothing alive. That last reference may end the runtime (and this Run with it), so
-// the Run is not touched after it is marked free.
-struct GiveBack {
-  void operator()(Run* r) const noexcept {
-    std::shared_ptr<p2p::CommState> last = std::move(r->comm);
-    r->in_use.store(false, std::memory_order_release);
+// The Run belongs to its Plan: the shared_ptr that lends it to a call deletes nothing.
+struct Keep {
+  void operator()(Run*) const noexcept {}
+};
+
+// Places that shared_ptr's control block in the Plan (a Run is lent to one call at a
+// time, so one slot suffices and a call costs no malloc). Deallocation is the control
+// block's last act: only then is the Run marked free for the next call, and then its
+// communicator dropped. That last reference may end the runtime, and this Plan with
+// it, so nothing is touched afterwards.
+template <class T>
+struct PlanSlot {
+  using value_type = T;
+  Plan* plan;
+  explicit PlanSlot(Plan* p) noexcept : plan(p) {}
+  template <class U>
+  PlanSlot(const PlanSlot<U>& o) noexcept : plan(o.plan) {}  // NOLINT: rebinding
+  T* allocate(size_t n) {
+    static_assert(sizeof(T) <= sizeof(Plan::control) && alignof(T) <= alignof(std::max_align_t));
+    (void)n;  // always 1: one control block
+    return reinterpret_cast<T*>(plan->control);
   }
+  void deallocate(T*, size_t) noexcept {
+    Run& r = *plan->run;
+    std::shared_ptr<p2p::CommState> last = std::move(r.comm);
+    r.in_use.store(false, std::memory_order_release);
+  }
+  template <class U>
+  bool operator==(const PlanSlot<U>& o) const noexcept { return plan == o.plan; }
 };
 
 bool cacheable(const Args& a) { return a.op.is_builtin() && a.counts.empty() && a.rcounts.empty(); }
@@ -61,7 +81,7 @@ Request start_plan(CollState& st, Plan& p, const std::shared_ptr<p2p::CommState>
   r.first_open = 0;
   r.finished = false;
   p.last_use = ++st.plan_clock;
-  std::shared_ptr<Run> sp(&r, GiveBack{});
+  std::shared_ptr<Run> sp(&r, Keep{}, PlanSlot<Run>(&p));
   advance(r);
   if (!r.finished) st.active.push_back(sp);
   return Request(std::move(sp));

@@ -30,14 +30,19 @@ void Request::wait() {
     struct Poll {
       Run& r;
       engine::Context& ctx;
-      uint64_t last_check = now_ns();
+      uint64_t last_check = 0;  // set at the first check: most waits end before it
       unsigned polls = 0;
       bool operator()() {
         Guard g(ctx.lock());
         advance(r);
-        if (!r.finished && (++polls > 4096 || (polls & 255u) == 0) && now_ns() - last_check > 2'000'000) {
-          last_check = now_ns();
-          check_mismatch(r);
+        if (!r.finished && (++polls > 4096 || (polls & 255u) == 0)) {
+          const uint64_t now = now_ns();
+          if (last_check == 0) {
+            last_check = now;
+          } else if (now - last_check > 2'000'000) {
+            last_check = now;
+            check_mismatch(r);
+          }
         }
         return r.finished;
       }

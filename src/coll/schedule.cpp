@@ -10,7 +10,7 @@
 namespace interlace::coll {
 
 namespace {
-const char* const kKindNames[kKindCount] = {
+constexpr std::string_view kKindNames[kKindCount] = {
     "custom", "barrier", "bcast", "reduce", "allreduce", "scatter", "scatterv", "gather",
     "gatherv", "allgather", "allgatherv", "reduce_scatter", "reduce_scatter_block",
     "alltoall", "alltoallv", "scan", "exscan"};
