@@ -40,12 +40,17 @@ CollState& CollState::of(engine::Context& ctx) {
 bool CollState::hook(void* self) {
   auto* st = static_cast<CollState*>(self);
   bool moved = false;
-  // advance() may finish runs; iterate over a snapshot so removal is safe.
+  // Runs once per progress round: no shared_ptr copies (two atomic operations each).
+  // A finished run leaves the list as the loop moves on (retire() may also remove it).
   for (size_t i = 0; i < st->active.size();) {
-    std::shared_ptr<Run> r = st->active[i];
-    moved |= advance(*r);
-    if (r->finished) st->active.erase(st->active.begin() + static_cast<long>(i));
-    else ++i;
+    Run& r = *st->active[i];
+    moved |= advance(r);
+    if (r.finished) {
+      std::shared_ptr<Run> gone = std::move(st->active[i]);
+      st->active.erase(st->active.begin() + static_cast<long>(i));
+    } else {
+      ++i;
+    }
   }
   return moved;
 }
@@ -161,7 +166,7 @@ bool finish_step(Run& r, size_t i) {
                                              " were expected (counts differ between ranks)");
     }
   }
-  r.reqs[i].wait();  // complete: raises the operation's error, if any
+  if (!impl || impl->status.error != Errc::ok) r.reqs[i].wait();  // raises the operation's error
   r.reqs[i] = interlace::Request{};
   if (s.kind != StepKind::send) {
     if (const size_t wn = wire_elems(r, s)) {
