@@ -18,6 +18,9 @@ namespace {
 
 using Guard = std::lock_guard<engine::OptionalLock>;
 constexpr size_t kMaxPlans = 32;  // per rank; a linear scan over them is a few ns
+// Plans keep their scratch memory; a large collective gains nothing from caching (its
+// transfer dwarfs building the schedule), so its scratch is not kept alive.
+constexpr size_t kMaxPlanScratch = 256 * 1024;
 
 // The Run belongs to its Plan: the shared_ptr that lends it to a call deletes nothing.
 struct Keep {
@@ -124,7 +127,8 @@ Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, c
   Guard g(ctx.lock());
   CollState& st = CollState::of(ctx);
   std::unique_ptr<Plan>* slot = nullptr;
-  if (cacheable(a) && !find_plan(st, *c, a, requested)) slot = free_slot(st);
+  if (cacheable(a) && s->scratch_bytes() <= kMaxPlanScratch && !find_plan(st, *c, a, requested))
+    slot = free_slot(st);
   if (!slot) return launch(c, std::move(s), a.kind, std::move(algorithm));
   auto p = std::make_unique<Plan>();
   p->key = PlanKey{c->id, registry_generation(), a.sendbuf, a.recvbuf, a.count, a.segment_bytes,

@@ -135,6 +135,7 @@ Schedule::Id Schedule::join(Deps deps) {
 
 std::byte* Schedule::scratch(size_t bytes) {
   scratch_.emplace_back(new std::byte[bytes ? bytes : 1]());
+  scratch_bytes_ += bytes;
   return scratch_.back().get();
 }
 

@@ -83,6 +83,20 @@ TEST(CollPlanCache, ManyShapesEvictIdlePlans) {
   });
 }
 
+TEST(CollPlanCache, LargeScratchIsNotKept) {
+  run_ranks_as_threads(2, [](Runtime& rt) {
+    Communicator w = rt.world();
+    std::vector<float> x(512 * 1024, 1.0f), y(x.size());
+    coll::allreduce(w, x.data(), y.data(), 4, Datatype::float32, ReduceOp::sum, {"ring"});
+    EXPECT_EQ(plan_count(w), 1u);
+    // 1 MiB of scratch (the ring's landing zones for incoming blocks): not cached.
+    for (int i = 0; i < 2; ++i)
+      coll::allreduce(w, x.data(), y.data(), x.size(), Datatype::float32, ReduceOp::sum, {"ring"});
+    EXPECT_EQ(y.back(), 2.0f);
+    EXPECT_EQ(plan_count(w), 1u);
+  });
+}
+
 TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
   std::weak_ptr<p2p::RuntimeState> state;
   run_ranks_as_threads(2, [&](Runtime& rt) {

@@ -119,6 +119,7 @@ class Schedule {
   size_t esize() const noexcept { return esize_; }
   const Op& op() const noexcept { return op_; }
   size_t steps() const noexcept { return steps_.size(); }
+  size_t scratch_bytes() const noexcept { return scratch_bytes_; }  // all scratch() so far
   Id last() const noexcept { return static_cast<Id>(steps_.size()) - 1; }
 
   enum class StepKind : uint8_t { send, recv, recv_reduce, copy, combine, join };
@@ -145,6 +146,7 @@ class Schedule {
   std::vector<Step> steps_;
   std::vector<int> sends_to_, recvs_from_;
   std::vector<std::unique_ptr<std::byte[]>> scratch_;
+  size_t scratch_bytes_ = 0;
   std::shared_ptr<const Compressor> compressor_;
 };
 
