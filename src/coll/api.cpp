@@ -21,6 +21,7 @@ struct Call {
   Args a;
   Keep keep;
   const char* name;
+  bool check_op = false;  // a.op must be checked against a.dt (done once per plan)
 };
 
 Call begin(const Communicator& c, Kind k, Datatype dt, const Options& o) {
@@ -71,6 +72,9 @@ Request go(Call& c, const Options& o, size_t sel_bytes) {
   // in-place inputs and compressed messages differ per call, so those are built anew.
   const bool eligible = o.compression.empty() && c.keep.empty();
   if (Request r = reuse_plan(*c.comm, c.a, o.algorithm, eligible); !r.is_null()) return r;
+  // A cached plan's op was checked when it was built; a new schedule's is checked here,
+  // still before any message moves.
+  if (c.check_op) c.a.op.check(c.a.dt);
   bool builtin = false;
   const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm, &builtin);
   auto s = std::make_shared<Schedule>(c.a.dt, c.a.op);
@@ -84,7 +88,7 @@ Request reducing(const Communicator& comm, Kind k, const void* sendbuf, void* re
                  Datatype dt, const Op& op, int root, bool root_only, const Options& o) {
   Call c = begin(comm, k, dt, o);
   if (root_only) check_root(c, root);
-  op.check(dt);
+  c.check_op = true;
   c.a.op = op;
   c.a.root = root;
   c.a.count = count;
@@ -266,7 +270,7 @@ namespace {
 Request reduce_scatter_common(const Communicator& comm, Kind k, const void* sendbuf, void* recvbuf,
                               std::vector<size_t> counts, Datatype dt, const Op& op, const Options& o) {
   Call c = begin(comm, k, dt, o);
-  op.check(dt);
+  c.check_op = true;
   c.a.op = op;
   c.a.counts = check_counts(c, counts, "recvcounts");
   c.a.displs.assign(c.a.size, 0);
