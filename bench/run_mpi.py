@@ -117,7 +117,7 @@ def benches(quick):
     pp = ["--quick"] if quick else []
     coll = ["--max", "65536", "--iters", "50" if quick else "200", "--step", "8"]
     return {"pingpong-lat": ("mpi_pingpong", pp + ["--lat", "--label", "mpi"]),
-            "pingpong-bw": ("mpi_pingpong", ["--quick", "--bw", "--label", "mpi"]),
+            "pingpong-bw": ("mpi_pingpong", pp + ["--bw", "--label", "mpi"]),
             "coll": ("mpi_coll_bench", coll)}
 
 
@@ -159,9 +159,22 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--quiet-wait", type=float, default=20.0,
                     help="seconds to wait for other processes to go quiet before each run")
+    ap.add_argument("--benches", default="pingpong-lat,pingpong-bw,coll",
+                    help="which of pingpong-lat, pingpong-bw, coll to run")
+    ap.add_argument("--report", nargs="+", metavar="JSON",
+                    help="run nothing: print the tables of earlier result files, merged")
     ap.add_argument("--include-busy", action="store_true",
                     help="also tabulate runs whose probes saw a CPU shared with another process")
     args = ap.parse_args()
+    if args.report:
+        runs, impls = [], []
+        for f in args.report:
+            for r in json.loads(Path(f).read_text())["runs"]:
+                runs.append(r)
+                if r["impl"] not in impls:
+                    impls.append(r["impl"])
+        print(tables(runs, impls, args.include_busy))
+        return
     wanted = [s for s in args.only.split(",") if s]
     probe_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted)
     impls = [i for i in wanted if i in bins]
@@ -170,6 +183,8 @@ def main():
     runs, t0 = [], time.time()
     for rnd in range(args.rounds):
         for bench, (prog, pargs) in benches(args.quick).items():
+            if bench not in args.benches.split(","):
+                continue
             for impl in impls:
                 cmd = command(impl, bins[impl][prog], pargs)
                 wait_quiet(args.quiet_wait)
