@@ -46,6 +46,10 @@ struct PlanSlot {
   }
   void deallocate(T*, size_t) noexcept {
     Run& r = *plan->run;
+    if (r.error) {  // a failed run keeps cancelled p2p requests, which hold the communicator
+      for (auto& q : r.reqs) q = interlace::Request{};
+      r.wire.clear();
+    }
     std::shared_ptr<p2p::CommState> last = std::move(r.comm);
     r.in_use.store(false, std::memory_order_release);
   }

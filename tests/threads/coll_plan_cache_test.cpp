@@ -98,7 +98,7 @@ TEST(CollPlanCache, LargeScratchIsNotKept) {
 }
 
 TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
-  std::weak_ptr<p2p::RuntimeState> state;
+  std::weak_ptr<p2p::RuntimeState> state[2];
   run_ranks_as_threads(2, [&](Runtime& rt) {
     Communicator w = rt.world();
     Communicator d = w.dup();
@@ -106,10 +106,15 @@ TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
     for (int i = 0; i < 3; ++i) coll::allreduce(d, &x, &y, 1, Datatype::int32, ReduceOp::sum);
     coll::Request kept = coll::ibarrier(w);
     kept.wait();
+    // A cached run that failed (counts differ) must not keep it alive either.
+    int buf[8] = {};
+    if (w.rank() == 0) coll::bcast(w, buf, 4, Datatype::int32, 0);
+    else EXPECT_THROW(coll::bcast(w, buf, 8, Datatype::int32, 0), Error);
     EXPECT_GT(plan_count(w), 0u);
-    if (w.rank() == 0) state = p2p::CommState::of(w)->rt;
+    state[w.rank()] = p2p::CommState::of(w)->rt;
   });
-  EXPECT_TRUE(state.expired());
+  EXPECT_TRUE(state[0].expired());
+  EXPECT_TRUE(state[1].expired()) << "the rank whose cached run failed";
 }
 
 // Runs last in this file: afterwards recursive_doubling is a re-registered (uncached) algorithm.
