@@ -136,12 +136,11 @@ void require_initialized(const char* call) {
     raise(MPI_ERR_OTHER, std::string(call) + " called after MPI_Finalize");
 }
 
-int guard(const char* call, MPI_Comm comm, const std::function<void()>& body) {
+int fail_current(const char* call, MPI_Comm comm) {
   int cls = MPI_SUCCESS;
   std::string what;
   try {
-    body();
-    return MPI_SUCCESS;
+    throw;
   } catch (const MpiError& e) {
     cls = e.error_class();
     what = e.what();
@@ -154,6 +153,9 @@ int guard(const char* call, MPI_Comm comm, const std::function<void()>& body) {
   } catch (const std::exception& e) {
     cls = MPI_ERR_INTERN;
     what = e.what();
+  } catch (...) {
+    cls = MPI_ERR_INTERN;
+    what = "unknown exception";
   }
   // Messages name the call once: "MPI_Send: count -3 is negative".
   const std::string prefix = std::string(call) + ": ";
