@@ -44,7 +44,7 @@ struct PlanKey {
   const void* sendbuf = nullptr;
   void* recvbuf = nullptr;
   size_t count = 0, segment_bytes = 0;
-  int root = 0;
+  int root = 0, rank = 0, size = 0;  // rank and size: the schedule is this rank's part
   Kind kind = Kind::barrier;
   Datatype dt = Datatype::bytes;
   ReduceOp op = ReduceOp::sum;

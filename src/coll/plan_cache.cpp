@@ -63,6 +63,7 @@ bool same(const PlanKey& k, const p2p::CommState& c, const Args& a, const std::s
           uint64_t generation) {
   return k.comm == c.id && k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf && k.count == a.count &&
          k.kind == a.kind && k.dt == a.dt && k.op == a.op.builtin() && k.root == a.root &&
+         k.rank == a.rank && k.size == a.size &&
          k.segment_bytes == a.segment_bytes && k.generation == generation && k.algorithm == requested;
 }
 
@@ -135,8 +136,8 @@ Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, c
     slot = free_slot(st);
   if (!slot) return launch(c, std::move(s), a.kind, std::move(algorithm));
   auto p = std::make_unique<Plan>();
-  p->key = PlanKey{c->id, registry_generation(), a.sendbuf, a.recvbuf, a.count, a.segment_bytes,
-                   a.root, a.kind, a.dt, a.op.builtin(), requested};
+  p->key = PlanKey{c->id,   registry_generation(), a.sendbuf, a.recvbuf, a.count, a.segment_bytes,
+                   a.root,  a.rank,  a.size,  a.kind,   a.dt,    a.op.builtin(), requested};
   p->seq = &st.seq[c->id];  // unordered_map values keep their address
   p->run = std::make_unique<Run>();
   Run& r = *p->run;

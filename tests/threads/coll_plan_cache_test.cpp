@@ -19,6 +19,12 @@ namespace {
 
 size_t plan_count(const Communicator& w) { return coll::CollState::of(w.context()).plans.size(); }
 
+coll::Options algorithm(const char* name) {
+  coll::Options o;
+  o.algorithm = name;
+  return o;
+}
+
 TEST(CollPlanCache, RepeatedCallsReuseTheirPlanAndStayCorrect) {
   for (int n : {1, 2, 3, 4}) {
     run_ranks_as_threads(n, [n](Runtime& rt) {
@@ -30,7 +36,9 @@ TEST(CollPlanCache, RepeatedCallsReuseTheirPlanAndStayCorrect) {
         coll::allreduce(w, in.data(), out.data(), 3, Datatype::int32, ReduceOp::sum);
         for (int i = 0; i < 3; ++i) ASSERT_EQ(out[i], n * (n + 1) / 2 * (it + i)) << "iteration " << it;
         coll::reduce(w, in.data(), out.data(), 3, Datatype::int32, ReduceOp::max, it % n);
-        if (r == it % n) ASSERT_EQ(out[0], n * it);
+        if (r == it % n) {
+          ASSERT_EQ(out[0], n * it);
+        }
         int b = r == it % n ? 1000 + it : -1;
         coll::bcast(w, &b, 1, Datatype::int32, it % n);
         ASSERT_EQ(b, 1000 + it);
@@ -87,11 +95,11 @@ TEST(CollPlanCache, LargeScratchIsNotKept) {
   run_ranks_as_threads(2, [](Runtime& rt) {
     Communicator w = rt.world();
     std::vector<float> x(512 * 1024, 1.0f), y(x.size());
-    coll::allreduce(w, x.data(), y.data(), 4, Datatype::float32, ReduceOp::sum, {"ring"});
+    coll::allreduce(w, x.data(), y.data(), 4, Datatype::float32, ReduceOp::sum, algorithm("ring"));
     EXPECT_EQ(plan_count(w), 1u);
     // 1 MiB of scratch (the ring's landing zones for incoming blocks): not cached.
     for (int i = 0; i < 2; ++i)
-      coll::allreduce(w, x.data(), y.data(), x.size(), Datatype::float32, ReduceOp::sum, {"ring"});
+      coll::allreduce(w, x.data(), y.data(), x.size(), Datatype::float32, ReduceOp::sum, algorithm("ring"));
     EXPECT_EQ(y.back(), 2.0f);
     EXPECT_EQ(plan_count(w), 1u);
   });
@@ -108,8 +116,11 @@ TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
     kept.wait();
     // A cached run that failed (counts differ) must not keep it alive either.
     int buf[8] = {};
-    if (w.rank() == 0) coll::bcast(w, buf, 4, Datatype::int32, 0);
-    else EXPECT_THROW(coll::bcast(w, buf, 8, Datatype::int32, 0), Error);
+    if (w.rank() == 0) {
+      coll::bcast(w, buf, 4, Datatype::int32, 0);
+    } else {
+      EXPECT_THROW(coll::bcast(w, buf, 8, Datatype::int32, 0), Error);
+    }
     EXPECT_GT(plan_count(w), 0u);
     state[w.rank()] = p2p::CommState::of(w)->rt;
   });
@@ -122,18 +133,20 @@ TEST(CollPlanCache, RegistryChangesInvalidatePlans) {
   run_ranks_as_threads(2, [](Runtime& rt) {
     Communicator w = rt.world();
     int x = 1, y = 0;
-    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
-    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, algorithm("recursive_doubling"));
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, algorithm("recursive_doubling"));
     coll::barrier(w);
-    if (w.rank() == 0) EXPECT_TRUE(coll::unregister_algorithm(Kind::allreduce, "recursive_doubling"));
+    if (w.rank() == 0) {
+      EXPECT_TRUE(coll::unregister_algorithm(Kind::allreduce, "recursive_doubling"));
+    }
     coll::barrier(w);
     // A cached plan must not answer for an algorithm that is gone.
-    EXPECT_THROW(coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"}), Error);
+    EXPECT_THROW(coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, algorithm("recursive_doubling")), Error);
     coll::barrier(w);
     if (w.rank() == 0) coll::register_algorithm(coll::algo::allreduce_recursive_doubling());
     coll::barrier(w);
     x = 5;
-    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {"recursive_doubling"});
+    coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, algorithm("recursive_doubling"));
     EXPECT_EQ(y, 10);
   });
 }
