@@ -80,7 +80,9 @@ def main() -> int:
                 p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout)
                 out, rc = p.stdout, p.returncode
             except subprocess.TimeoutExpired as e:
-                out, rc = (e.stdout or b"").decode() if isinstance(e.stdout, bytes) else (e.stdout or ""), "timeout"
+                # TimeoutExpired keeps bytes even with text=True.
+                out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+                rc = "timeout"
             print(f"# round {r + 1} {name}: exit {rc}", file=sys.stderr)
             for key, v in parse(out).items():
                 results[name].setdefault(key, []).append(v)

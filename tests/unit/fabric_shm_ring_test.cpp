@@ -19,13 +19,13 @@ struct Ring {
   std::unique_ptr<std::byte, decltype(&std::free)> mem{nullptr, &std::free};
   SendRing tx;
   RecvRing rx;
-  Ring() {
-    const size_t bytes = ring_segment_bytes(kSlots);
+  explicit Ring(uint32_t nslots = kSlots) {
+    const size_t bytes = ring_segment_bytes(nslots);
     mem.reset(static_cast<std::byte*>(std::aligned_alloc(128, bytes)));
     std::memset(mem.get(), 0, bytes);
-    tx.attach(mem.get(), kSlots);
+    tx.attach(mem.get(), nslots);
     rx.v.attach(mem.get());
-    rx.v.nslots = kSlots;
+    rx.v.nslots = nslots;
   }
 };
 
@@ -65,13 +65,14 @@ TEST(ShmRing, PayloadEqualToAFutureStampIsNotAFrame) {
   EXPECT_EQ(h.seq, 100u);
 }
 
-// Frames of mixed sizes through many laps arrive whole and in order.
-TEST(ShmRing, MixedSizesSurviveManyLaps) {
-  Ring r;
+// Frames of mixed sizes through many laps arrive whole and in order; in the larger
+// ring frames span several 64-slot words of the producer's payload bitmap.
+void mixed_sizes(uint32_t nslots, size_t max_words) {
+  Ring r(nslots);
   uint32_t sent = 0, got = 0;
-  std::vector<uint64_t> buf(40);
-  for (int round = 0; round < 2000; ++round) {
-    const size_t words = static_cast<size_t>(round % 7) * 3;  // 0..18 words: 1-4 slots
+  std::vector<uint64_t> buf(max_words);
+  for (int round = 0; round < 4000; ++round) {
+    const size_t words = static_cast<size_t>(round * 7919) % max_words;  // 0..max_words-1
     for (size_t i = 0; i < words; ++i) buf[i] = stamp(sent + i);  // stamp-like payloads
     if (r.tx.push(header(sent), buf.data(), words * 8) == Errc::ok) ++sent;
     while (const Slot* s = r.rx.peek()) {
@@ -88,5 +89,8 @@ TEST(ShmRing, MixedSizesSurviveManyLaps) {
   }
   EXPECT_GT(got, 1000u);
 }
+
+TEST(ShmRing, MixedSizesSurviveManyLaps) { mixed_sizes(Ring::kSlots, 19); }
+TEST(ShmRing, LargeFramesAcrossBitmapWordsSurviveManyLaps) { mixed_sizes(1024, 8 * 500); }
 
 }  // namespace
