@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "../threads/coll_reference.hpp"
 #include "interlace/interlace.hpp"
@@ -19,10 +20,13 @@ int main(int argc, char** argv) {
   int failures = 0, seed = 11;
   const Datatype types[] = {Datatype::float32, Datatype::int64, Datatype::bfloat16, Datatype::uint8, Datatype::float64};
   const ReduceOp ops[] = {ReduceOp::sum, ReduceOp::max, ReduceOp::min};
+  // A named vector, not a conditional of two initializer_lists: their backing arrays
+  // die at the end of the full expression, and the loop read counts from dead stack.
+  const std::vector<size_t> counts = big ? std::vector<size_t>{1 << 18} : std::vector<size_t>{0, 3, 5000};
   for (int ki = 1; ki < coll::kKindCount; ++ki) {
     const Kind k = static_cast<Kind>(ki);
     for (const std::string& alg : coll::algorithm_names(k))
-      for (size_t count : big ? std::initializer_list<size_t>{1 << 18} : std::initializer_list<size_t>{0, 3, 5000}) {
+      for (size_t count : counts) {
         ++seed;
         const Datatype dt = types[seed % 5];
         const bool red = k == Kind::reduce || k == Kind::allreduce || k == Kind::scan || k == Kind::exscan ||
