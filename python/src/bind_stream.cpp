@@ -11,7 +11,6 @@
 
 #include "bind_p2p_support.hpp"
 #include "bindings.hpp"
-#include "compat/smi/window_access.hpp"
 #include "smi.h"
 
 namespace interlace::python {
@@ -20,8 +19,6 @@ namespace {
 
 using stream::RecvChannel;
 using stream::SendChannel;
-using SendWindow = stream::Sender<compat::smi::WindowAccess>;
-using RecvWindow = stream::Receiver<compat::smi::WindowAccess>;
 
 size_t degree_arg(nb::handle degree, Datatype dt) {
   if (degree.is_none()) return std::max<size_t>(1, SMI_DEFAULT_DEGREE_BYTES / datatype_size(dt));
@@ -117,8 +114,8 @@ void push(SendChannel& ch, nb::handle v) {
   encode(v, dt, e);
   const size_t es = datatype_size(dt);
   // Room for this element without filling the packet: the push cannot block.
-  const std::byte* cur = SendWindow::cur(ch);
-  if (cur && static_cast<size_t>(SendWindow::end(ch) - cur) > es) {
+  const std::byte* cur = ch.window_pos();
+  if (cur && static_cast<size_t>(ch.window_end() - cur) > es) {
     ch.push(e);
     return;
   }
@@ -130,8 +127,8 @@ nb::object pop(RecvChannel& ch) {
   if (!ch.is_open()) throw_error(Errc::invalid_argument, "pop on a RecvChannel that is not open");
   unsigned char e[8];
   const Datatype dt = ch.datatype();
-  const std::byte* cur = RecvWindow::cur(ch);
-  if (cur && static_cast<size_t>(RecvWindow::end(ch) - cur) > datatype_size(dt)) {
+  const std::byte* cur = ch.window_pos();
+  if (cur && static_cast<size_t>(ch.window_end() - cur) > datatype_size(dt)) {
     ch.pop(e);
   } else {
     nb::gil_scoped_release unlocked;

@@ -17,7 +17,7 @@ namespace {
 using Keep = std::vector<std::shared_ptr<void>>;
 
 struct Call {
-  const std::shared_ptr<p2p::CommState>* comm;
+  const std::shared_ptr<groups::CommState>* comm;
   Args a;
   Keep keep;
   const char* name;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "coll/compression.hpp"
-#include "core/half.hpp"
+#include "interlace/core/half.hpp"
 #include "interlace/core/error.hpp"
 
 namespace interlace::coll {

@@ -45,7 +45,7 @@ bool CollState::hook(void* self) {
   for (size_t i = 0; i < st->active.size();) {
     Run& r = *st->active[i];
     moved |= advance(r);
-    if (r.finished) {
+    if (r.done) {
       std::shared_ptr<Run> gone = std::move(st->active[i]);
       st->active.erase(st->active.begin() + static_cast<long>(i));
     } else {
@@ -66,8 +66,8 @@ void retire(Run& r) {
     }
 }
 
-const std::shared_ptr<p2p::CommState>& comm_state(const Communicator& c, const char* op) {
-  const auto& s = p2p::CommState::of(c);
+const std::shared_ptr<groups::CommState>& comm_state(const Communicator& c, const char* op) {
+  const auto& s = c.group_state();
   if (!s) throw_error(Errc::invalid_comm, std::string(op) + ": called on the null communicator");
   if (s->rt->finalized) throw_error(Errc::finalized, std::string(op) + ": called after interlace was finalized");
   if (s->freed) throw_error(Errc::invalid_comm, std::string(op) + ": communicator was freed");
@@ -105,13 +105,12 @@ void start_step(Run& r, size_t i) {
   const size_t wbytes = z ? wn * datatype_size(z->wire) : 0;
   switch (s.kind) {
     case StepKind::send:
-      if (!z && s.bytes <= r.comm->rt->p2p->eager_max() && s.peer >= 0 && s.peer < r.comm->size()) {
+      if (!z && s.bytes <= p2p::eager_max(*r.comm) && s.peer >= 0 && s.peer < r.comm->size()) {
         // An eager message completes on sending: no p2p request to create and retire.
         const int w = r.comm->world_of[s.peer];
-        p2p::P2pEngine& eng = *r.comm->rt->p2p;
-        if (eng.ctx().peer_lost(w))
+        if (r.comm->ctx().peer_lost(w))
           throw_error(Errc::lost_peer, "internal send: destination rank " + std::to_string(s.peer) + " is lost");
-        const Errc rc = eng.send_eager(r.comm->id, w, tag, s.src, s.bytes);
+        const Errc rc = p2p::send_eager_world(*r.comm, w, tag, s.src, s.bytes);
         if (rc != Errc::ok) throw_error(rc, "send to rank " + std::to_string(s.peer) + " failed");
         break;
       }
@@ -152,21 +151,22 @@ void start_step(Run& r, size_t i) {
 // A started p2p step: finished yet? Raises the p2p error or a size mismatch.
 bool finish_step(Run& r, size_t i) {
   const Schedule::Step& s = r.sched->step_list()[i];
-  p2p::RequestImpl* impl = r.reqs[i].impl();
-  if (impl && !impl->done) return false;
-  if (impl && s.kind != StepKind::send) {
-    if (impl->status.error == Errc::ok) {
+  const interlace::Request& q = r.reqs[i];
+  if (!q.done()) return false;
+  const Status& st = q.status();
+  if (!q.is_null() && s.kind != StepKind::send) {
+    if (st.error == Errc::ok) {
       const size_t wn = wire_elems(r, s);
       const size_t want = wn ? wn * datatype_size(r.sched->compressor()->wire)
                              : s.kind == StepKind::recv ? s.bytes : s.bytes * r.sched->esize();
-      if (impl->status.bytes != want)
+      if (st.bytes != want)
         throw_error(Errc::invalid_count, r.what() + ": rank " + std::to_string(s.peer) + " sent " +
-                                             std::to_string(impl->status.bytes) + " bytes where " +
+                                             std::to_string(st.bytes) + " bytes where " +
                                              std::to_string(want) +
                                              " were expected (counts differ between ranks)");
     }
   }
-  if (!impl || impl->status.error != Errc::ok) r.reqs[i].wait();  // raises the operation's error
+  if (q.is_null() || st.error != Errc::ok) r.reqs[i].wait();  // raises the operation's error
   r.reqs[i] = interlace::Request{};
   if (s.kind != StepKind::send) {
     if (const size_t wn = wire_elems(r, s)) {
@@ -191,14 +191,13 @@ void abandon(Run& r) {
     if (r.state[i] != 1 || r.sched->step_list()[i].kind == StepKind::send) continue;
     try { r.reqs[i].cancel(); } catch (...) {}
   }
-  r.finished = true;
+  r.done = true;
 }
 
 // A started receive whose message arrived under another collective kind: the peer
 // called a different collective as its call number `seq` on this communicator.
 bool check_mismatch(Run& r) {
   const auto& steps = r.sched->step_list();
-  p2p::P2pEngine& eng = *r.comm->rt->p2p;
   for (size_t i = r.first_open; i < steps.size(); ++i) {
     const Schedule::Step& s = steps[i];
     if (r.state[i] != 1 || s.kind == Schedule::StepKind::send) continue;
@@ -206,7 +205,7 @@ bool check_mismatch(Run& r) {
     for (int k = 0; k < kKindCount; ++k) {
       if (k == static_cast<int>(r.kind)) continue;
       Status st;
-      if (eng.probe(*r.comm, w, message_tag(static_cast<Kind>(k), r.seq, s.sub), &st)) {
+      if (p2p::internal_iprobe_world(*r.comm, w, message_tag(static_cast<Kind>(k), r.seq, s.sub), &st)) {
         r.error = std::make_exception_ptr(Error(
             Errc::protocol, "collective mismatch: this rank called " + r.what() + " but rank " +
                                 std::to_string(s.peer) + " called " +
@@ -222,7 +221,7 @@ bool check_mismatch(Run& r) {
 }
 
 bool advance(Run& r) {
-  if (r.finished) return false;
+  if (r.done) return false;
   bool moved = false;
   const auto& steps = r.sched->step_list();
   try {
@@ -248,11 +247,11 @@ bool advance(Run& r) {
     return true;
   }
   while (r.first_open < steps.size() && r.state[r.first_open] == 2) ++r.first_open;
-  if (r.first_open == steps.size()) r.finished = true;
+  if (r.first_open == steps.size()) r.done = true;
   return moved;
 }
 
-Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
+Request launch(const std::shared_ptr<groups::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
                std::string algorithm, std::vector<std::shared_ptr<void>> keep) {
   engine::Context& ctx = *c->rt->ctx;
   Guard g(ctx.lock());
@@ -268,7 +267,7 @@ Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedul
   r->sched = std::move(s);
   r->keep = std::move(keep);
   advance(*r);
-  if (!r->finished) st.active.push_back(r);
+  if (!r->done) st.active.push_back(r);
   return Request(r);
 }
 

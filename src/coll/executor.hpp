@@ -12,14 +12,19 @@
 #include <vector>
 
 #include "interlace/coll/coll.hpp"
-#include "p2p/p2p_engine.hpp"
+#include "interlace/engine/completion.hpp"
+#include "interlace/groups/comm_state.hpp"
+#include "interlace/p2p/request.hpp"
+#include "interlace/p2p/transport.hpp"
 
 namespace interlace::coll {
 
 struct CollState;
 
-struct Run {
-  std::shared_ptr<p2p::CommState> comm;
+// A run is the engine completion record of a collective: done once every step finished
+// or it failed; poll() advances its steps (and checks for a mismatched peer now and then).
+struct Run : engine::Completion {
+  std::shared_ptr<groups::CommState> comm;
   std::shared_ptr<Schedule> sched;
   CollState* owner = nullptr;
   Kind kind = Kind::barrier;   // 0 (custom) for user schedules
@@ -29,12 +34,16 @@ struct Run {
   std::vector<interlace::Request> reqs;
   std::vector<std::unique_ptr<std::byte[]>> wire;  // compressed messages in flight
   size_t first_open = 0;
-  bool finished = false;
   std::exception_ptr error;
   std::vector<std::shared_ptr<void>> keep;  // front-end copies (in-place inputs)
   // Runs owned by a Plan are handed out again once no call holds them (see Plan).
   std::atomic<bool> in_use{false};
   std::string what() const;     // "allreduce #3 (ring)"
+  bool poll() override;
+  // Mismatch checks while waiting: a clock read every 256 polls (a read per poll was a
+  // sixth of a small call's time), a check every 2 ms once a wait has gone on.
+  uint64_t last_check = 0;
+  unsigned polls = 0;
 };
 
 // A cached call shape: every argument a built-in builder reads, so equal keys build
@@ -84,16 +93,16 @@ struct CollState {
 int message_tag(Kind k, uint32_t seq, int sub) noexcept;
 
 // Registers and starts a run (steps with no dependencies start at once).
-Request launch(const std::shared_ptr<p2p::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
+Request launch(const std::shared_ptr<groups::CommState>& c, std::shared_ptr<Schedule> s, Kind k,
                std::string algorithm, std::vector<std::shared_ptr<void>> keep = {});
 
 // The plan cache (plan_cache.cpp). reuse_plan resolves a.segment_bytes (0: this
 // rank's INTERLACE_COLL_SEGMENT) and, for an eligible call whose plan is cached and
 // idle, starts it; otherwise it returns a null Request and the caller builds the
 // schedule, then launch_cached runs it and keeps it for the next call when it can.
-Request reuse_plan(const std::shared_ptr<p2p::CommState>& c, Args& a, const std::string& requested,
+Request reuse_plan(const std::shared_ptr<groups::CommState>& c, Args& a, const std::string& requested,
                    bool eligible);
-Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, const std::string& requested,
+Request launch_cached(const std::shared_ptr<groups::CommState>& c, const Args& a, const std::string& requested,
                       std::shared_ptr<Schedule> s, std::string algorithm);
 size_t default_segment_bytes();  // INTERLACE_COLL_SEGMENT or 64 KiB
 
@@ -107,6 +116,6 @@ void abandon(Run& r);
 // with Errc::protocol naming both collectives; true if so.
 bool check_mismatch(Run& r);
 
-const std::shared_ptr<p2p::CommState>& comm_state(const Communicator& c, const char* op);
+const std::shared_ptr<groups::CommState>& comm_state(const Communicator& c, const char* op);
 
 }  // namespace interlace::coll

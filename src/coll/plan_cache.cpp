@@ -50,7 +50,7 @@ struct PlanSlot {
       for (auto& q : r.reqs) q = interlace::Request{};
       r.wire.clear();
     }
-    std::shared_ptr<p2p::CommState> last = std::move(r.comm);
+    std::shared_ptr<groups::CommState> last = std::move(r.comm);
     r.in_use.store(false, std::memory_order_release);
   }
   template <class U>
@@ -59,7 +59,7 @@ struct PlanSlot {
 
 bool cacheable(const Args& a) { return a.op.is_builtin() && a.counts.empty() && a.rcounts.empty(); }
 
-bool same(const PlanKey& k, const p2p::CommState& c, const Args& a, const std::string& requested,
+bool same(const PlanKey& k, const groups::CommState& c, const Args& a, const std::string& requested,
           uint64_t generation) {
   return k.comm == c.id && k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf && k.count == a.count &&
          k.kind == a.kind && k.dt == a.dt && k.op == a.op.builtin() && k.root == a.root &&
@@ -67,7 +67,7 @@ bool same(const PlanKey& k, const p2p::CommState& c, const Args& a, const std::s
          k.segment_bytes == a.segment_bytes && k.generation == generation && k.algorithm == requested;
 }
 
-Plan* find_plan(CollState& st, const p2p::CommState& c, const Args& a, const std::string& requested) {
+Plan* find_plan(CollState& st, const groups::CommState& c, const Args& a, const std::string& requested) {
   const uint64_t gen = registry_generation();
   for (auto& p : st.plans)
     if (same(p->key, c, a, requested, gen)) return p.get();
@@ -75,7 +75,7 @@ Plan* find_plan(CollState& st, const p2p::CommState& c, const Args& a, const std
 }
 
 // Starts a plan's Run for one call (the Run is idle; the context lock is held).
-Request start_plan(CollState& st, Plan& p, const std::shared_ptr<p2p::CommState>& c) {
+Request start_plan(CollState& st, Plan& p, const std::shared_ptr<groups::CommState>& c) {
   Run& r = *p.run;
   r.in_use.store(true, std::memory_order_relaxed);
   if (r.error) {  // the last call failed: drop what it left behind
@@ -87,11 +87,11 @@ Request start_plan(CollState& st, Plan& p, const std::shared_ptr<p2p::CommState>
   r.seq = (*p.seq)++;
   std::fill(r.state.begin(), r.state.end(), uint8_t{0});
   r.first_open = 0;
-  r.finished = false;
+  r.done = false;
   p.last_use = ++st.plan_clock;
   std::shared_ptr<Run> sp(&r, Keep{}, PlanSlot<Run>(&p));
   advance(r);
-  if (!r.finished) st.active.push_back(sp);
+  if (!r.done) st.active.push_back(sp);
   return Request(std::move(sp));
 }
 
@@ -113,7 +113,7 @@ size_t default_segment_bytes() {
   return 64 * 1024;
 }
 
-Request reuse_plan(const std::shared_ptr<p2p::CommState>& c, Args& a, const std::string& requested,
+Request reuse_plan(const std::shared_ptr<groups::CommState>& c, Args& a, const std::string& requested,
                    bool eligible) {
   engine::Context& ctx = *c->rt->ctx;
   Guard g(ctx.lock());
@@ -126,7 +126,7 @@ Request reuse_plan(const std::shared_ptr<p2p::CommState>& c, Args& a, const std:
   return start_plan(st, *p, c);
 }
 
-Request launch_cached(const std::shared_ptr<p2p::CommState>& c, const Args& a, const std::string& requested,
+Request launch_cached(const std::shared_ptr<groups::CommState>& c, const Args& a, const std::string& requested,
                       std::shared_ptr<Schedule> s, std::string algorithm) {
   engine::Context& ctx = *c->rt->ctx;
   Guard g(ctx.lock());

@@ -20,34 +20,14 @@ void Request::wait() {
   bool finished;
   {
     Guard g(ctx.lock());  // the progress thread may be finishing it right now
-    finished = r.finished;
+    finished = r.done;
   }
   if (!finished) {
     const double limit = ctx.config().op_timeout_s;
-    // One reference capture keeps the std::function allocation-free. The clock is read
-    // every 256 polls while spinning (a read per poll was a sixth of a small call's
-    // time) and on every poll once a long wait has begun blocking in the fabric.
-    struct Poll {
-      Run& r;
-      engine::Context& ctx;
-      uint64_t last_check = 0;  // set at the first check: most waits end before it
-      unsigned polls = 0;
-      bool operator()() {
-        Guard g(ctx.lock());
-        advance(r);
-        if (!r.finished && (++polls > 4096 || (polls & 255u) == 0)) {
-          const uint64_t now = now_ns();
-          if (last_check == 0) {
-            last_check = now;
-          } else if (now - last_check > 2'000'000) {
-            last_check = now;
-            check_mismatch(r);
-          }
-        }
-        return r.finished;
-      }
-    } poll{r, ctx};
-    Errc rc = ctx.wait_until([&poll] { return poll(); }, Deadline::after(limit));
+    r.polls = 0;
+    r.last_check = 0;
+    engine::Completion* self = &r;
+    Errc rc = ctx.wait_for({&self, 1}, true, Deadline::after(limit));
     if (rc == Errc::timeout)
       throw_error(rc, r.what() + " did not complete within " + std::to_string(limit) +
                           " s (INTERLACE_TIMEOUT); did every rank of the communicator call it?");
@@ -60,6 +40,22 @@ void Request::wait() {
   if (r.error) std::rethrow_exception(r.error);
 }
 
+engine::Completion* Request::completion() const noexcept { return run_.get(); }
+
+bool Run::poll() {
+  const bool moved = advance(*this);
+  if (!done && (++polls > 4096 || (polls & 255u) == 0)) {
+    const uint64_t now = now_ns();
+    if (last_check == 0) {
+      last_check = now;
+    } else if (now - last_check > 2'000'000) {
+      last_check = now;
+      check_mismatch(*this);
+    }
+  }
+  return moved;
+}
+
 bool Request::test() {
   if (!run_) return true;
   Run& r = *run_;
@@ -67,10 +63,10 @@ bool Request::test() {
   if (ctx.finalized()) throw_error(Errc::finalized, r.what() + ": tested after finalize");
   {
     Guard g(ctx.lock());
-    if (!r.finished) {
+    if (!r.done) {
       ctx.progress();
       advance(r);
-      if (!r.finished) return false;
+      if (!r.done) return false;
     }
     retire(r);
   }

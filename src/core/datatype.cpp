@@ -1,7 +1,7 @@
 // Datatype metadata and the IEEE half / bfloat16 conversions.
 #include "interlace/core/datatype.hpp"
 
-#include "core/half.hpp"
+#include "interlace/core/half.hpp"
 
 namespace interlace {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 #include <type_traits>
 
-#include "core/half.hpp"
+#include "interlace/core/half.hpp"
 
 namespace interlace {
 namespace {

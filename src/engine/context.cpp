@@ -1,4 +1,5 @@
 #include "interlace/engine/context.hpp"
+#include "interlace/fabric/registry.hpp"
 
 #include <sched.h>
 
@@ -11,21 +12,29 @@ namespace interlace::engine {
 
 namespace {
 
-// Picks the fabric. "auto" means shm when every rank reports the same host,
-// which costs one store round (an add and a barrier) at start-up.
+// Picks the fabric. "auto" means the best host-scope fabric when every rank reports
+// the same host, else the best network one; finding out costs one store round (an
+// add and a barrier) at start-up.
 std::string choose_fabric(const Config& cfg, const bootstrap::Environment& env,
                           bootstrap::Store& store) {
-  if (cfg.fabric == "shm" || cfg.fabric == "tcp") return cfg.fabric;
-  if (cfg.fabric != "auto")
-    throw_error(Errc::invalid_argument,
-                "INTERLACE_FABRIC='" + cfg.fabric + "' is not one of auto, shm, tcp");
-  if (env.size == 1) return "shm";
+  const fabric::Registry& reg = fabric::registry();
+  if (cfg.fabric != "auto") {
+    if (!reg.find(cfg.fabric))
+      throw_error(Errc::invalid_argument, "INTERLACE_FABRIC='" + cfg.fabric +
+                                              "' is not auto or a registered fabric (" + reg.names() + ")");
+    return cfg.fabric;
+  }
+  const fabric::FabricInfo* host = reg.best(fabric::FabricScope::host);
+  const fabric::FabricInfo* net = reg.best(fabric::FabricScope::network);
+  if (!host && !net) throw_error(Errc::unsupported, "no fabric is registered");
+  if (!net || (host && env.size == 1)) return host->name;
+  if (!host) return net->name;
   const std::string prefix = "fabric-choice/";
   if (env.rank == 0) store.set(prefix + "host0", env.host);
   std::string host0 = store.get(prefix + "host0", cfg.connect_timeout_s);
   store.add(prefix + "differ", host0 == env.host ? 0 : 1);
   bootstrap::store_barrier(store, prefix + "barrier", env.size, cfg.connect_timeout_s);
-  return store.add(prefix + "differ", 0) == 0 ? "shm" : "tcp";
+  return store.add(prefix + "differ", 0) == 0 ? host->name : net->name;
 }
 
 inline void cpu_relax() {
@@ -37,8 +46,9 @@ inline void cpu_relax() {
 }  // namespace
 
 void Context::choose_wait_policy() {
-  // shm means one host; other fabrics know only what the launcher told us.
-  const int local = fabric_->name() == std::string("shm") ? size_
+  // A host-scope fabric means one host; others know only what the launcher told us.
+  const fabric::FabricInfo* info = fabric::registry().find(fabric_->name());
+  const int local = info && info->scope == fabric::FabricScope::host ? size_
                     : env_.local_size > 0                 ? env_.local_size
                                                           : 1;
   cpu_set_t set;
@@ -78,7 +88,7 @@ Context::Context(ContextOptions opts)
   init.store = store_.get();
   init.config = config_;
   const std::string which = choose_fabric(config_, env_, *store_);
-  fabric_ = which == "tcp" ? fabric::make_tcp_fabric(init) : fabric::make_shm_fabric(init);
+  fabric_ = fabric::make_fabric(which, init);
   IL_LOG(debug, "context up: rank " << rank_ << "/" << size_ << " fabric " << fabric_->name()
                                      << " job " << env_.job_id);
 
@@ -118,6 +128,32 @@ void Context::add_peer_lost_listener(PeerLostHandler fn, void* self) {
 void Context::add_progress_hook(ProgressHook fn, void* self) {
   std::lock_guard<OptionalLock> g(lock_);
   hooks_.push_back(Hook{fn, self});
+}
+
+Errc Context::wait_for(std::span<Completion* const> set, bool any, Deadline deadline) {
+  auto ready = [this, set, any] {
+    std::lock_guard<OptionalLock> g(lock_);
+    size_t finished = 0;
+    for (Completion* c : set) {
+      if (c && !c->done) c->poll();
+      if (!c || c->done) {
+        if (any) return true;
+        ++finished;
+      }
+    }
+    return finished == set.size();
+  };
+  return wait_until(ready, deadline);
+}
+
+void Context::add_comm_free_listener(CommFreeHandler fn, void* self) {
+  std::lock_guard<OptionalLock> g(lock_);
+  comm_free_listeners_.push_back({fn, self});
+}
+
+void Context::notify_comm_freed(uint64_t comm_id) {
+  std::lock_guard<OptionalLock> g(lock_);
+  for (const CommFreeListener& l : comm_free_listeners_) l.fn(l.self, comm_id);
 }
 
 bool Context::replay_orphans() {

@@ -82,7 +82,7 @@ Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t
   const int w = peer_world(c, dest, false, op, "destination");
   if (!internal) check_tag(tag, false, op);
   if (w == PROC_NULL) return Request{};
-  p2p::P2pEngine& eng = *c.rt->p2p;
+  p2p::P2pEngine& eng = p2p::engine_of(c);
   Guard g(eng.ctx().lock());
   if (eng.ctx().peer_lost(w))
     throw_error(Errc::lost_peer, std::string(op) + ": destination rank " + str(dest) + " is lost");
@@ -109,7 +109,7 @@ Request start_recv(const std::shared_ptr<CommState>& sp, void* buf, size_t count
   const size_t bytes = check_buffer(buf, count, dt, op);
   const int w = peer_world(c, source, true, op, "source");
   if (!internal) check_tag(tag, true, op);
-  p2p::P2pEngine& eng = *c.rt->p2p;
+  p2p::P2pEngine& eng = p2p::engine_of(c);
   Guard g(eng.ctx().lock());
   RequestImpl* r = eng.new_request(RequestImpl::Op::recv);
   if (w == PROC_NULL) {
@@ -140,12 +140,19 @@ Request internal_irecv(const std::shared_ptr<CommState>& c, void* buf, size_t co
   return start_recv(c, buf, count, dt, source, tag, "internal recv", true);
 }
 Status internal_probe(const CommState& c, int source, int tag) {
-  p2p::P2pEngine& eng = *c.rt->p2p;
+  P2pEngine& eng = engine_of(c);
   const int w = c.world_of.at(source);
   Status st;
   Errc rc = eng.ctx().wait_until([&] { return eng.probe(c, w, tag, &st); });
   if (rc != Errc::ok) throw_error(rc, "internal probe failed");
   return st;
+}
+bool internal_iprobe_world(const CommState& c, int source_world, int tag, Status* st) {
+  return engine_of(c).probe(c, source_world, tag, st);
+}
+size_t eager_max(const CommState& c) { return engine_of(c).eager_max(); }
+Errc send_eager_world(const CommState& c, int dest_world, int tag, const void* buf, size_t bytes) {
+  return engine_of(c).send_eager(c.id, dest_world, tag, buf, bytes);
 }
 }  // namespace p2p
 
@@ -199,7 +206,7 @@ bool Communicator::iprobe(int source, int tag, Status* status) const {
     if (status) *status = Status{PROC_NULL, ANY_TAG, 0, Errc::ok, false};
     return true;
   }
-  p2p::P2pEngine& eng = *c.rt->p2p;
+  p2p::P2pEngine& eng = p2p::engine_of(c);
   Guard g(eng.ctx().lock());
   if (eng.probe(c, w, tag, status)) return true;
   eng.ctx().progress();
@@ -213,7 +220,7 @@ Status Communicator::probe(int source, int tag) const {
   check_tag(tag, true, "probe");
   Status st{PROC_NULL, ANY_TAG, 0, Errc::ok, false};
   if (w == PROC_NULL) return st;
-  p2p::P2pEngine& eng = *c.rt->p2p;
+  p2p::P2pEngine& eng = p2p::engine_of(c);
   if (w != ANY_SOURCE) eng.ctx().watch_peer(w);
   const double limit = eng.ctx().config().op_timeout_s;
   Errc rc = eng.ctx().wait_until([&] { return eng.probe(c, w, tag, &st); }, Deadline::after(limit));

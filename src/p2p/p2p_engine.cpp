@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "core/tsan.hpp"
+#include "interlace/core/tsan.hpp"
 #include "interlace/core/log.hpp"
 
 namespace interlace::p2p {
@@ -419,25 +419,5 @@ P2pEngine::~P2pEngine() {
   for (RequestImpl* r : pool_) delete r;
 }
 
-RuntimeState::~RuntimeState() {
-  if (ctx && !finalized) {
-    try { ctx->finalize(); } catch (...) {}
-  }
-  p2p.reset();
-  ctx.reset();
-}
-
-std::shared_ptr<CommState> CommState::make(std::shared_ptr<RuntimeState> rt, uint64_t id,
-                                           std::vector<int> members) {
-  auto c = std::make_shared<CommState>();
-  const int world = rt->ctx->size();
-  c->rank_of_world.assign(world, -1);
-  for (size_t i = 0; i < members.size(); ++i) c->rank_of_world[members[i]] = static_cast<int>(i);
-  c->rank = c->rank_of_world[rt->ctx->rank()];
-  c->rt = std::move(rt);
-  c->id = id;
-  c->world_of = std::move(members);
-  return c;
-}
 
 }  // namespace interlace::p2p

@@ -11,15 +11,18 @@
 
 #include "interlace/core/datatype.hpp"
 #include "interlace/engine/context.hpp"
+#include "interlace/groups/comm_state.hpp"
 #include "interlace/p2p/communicator.hpp"
+#include "interlace/p2p/transport.hpp"
 
 namespace interlace::p2p {
 
+// Communicator and rank state live in the groups layer, shared by every model.
+using groups::CommState;
+using groups::RuntimeState;
+
 class P2pEngine;
 
-// Internal tags (negative, never matched by ANY_TAG).
-inline constexpr int kTagSplit = -2;
-inline constexpr int kTagSplitReply = -3;
 
 struct RtsInfo {        // payload of a rendezvous request-to-send
   uint64_t addr;        // sender buffer address (for single-copy reads)
@@ -31,11 +34,10 @@ struct CtsInfo {        // payload of a clear-to-send (copying fabrics)
   uint64_t receiver_cookie;
 };
 
-struct RequestImpl {
+struct RequestImpl : engine::Completion {  // done: set when the operation finished
   std::atomic<int> refs{1};
   P2pEngine* eng = nullptr;
   enum class Op : uint8_t { send, recv } op = Op::send;
-  bool done = false;
   Status status;
   std::shared_ptr<CommState> comm;  // keeps rank translation alive
   uint64_t comm_id = 0;
@@ -67,34 +69,11 @@ struct CommQueues {
   std::deque<Unexpected> unexpected;
 };
 
-struct RuntimeState {
-  std::unique_ptr<engine::Context> ctx;
-  std::unique_ptr<P2pEngine> p2p;
-  bool finalized = false;
-  ~RuntimeState();
-};
-
-struct CommState {
-  std::shared_ptr<RuntimeState> rt;
-  uint64_t id = 0;
-  int rank = 0;                     // my rank in this communicator
-  std::vector<int> world_of;        // comm rank -> world rank
-  std::vector<int> rank_of_world;   // world rank -> comm rank, -1 if not a member
-  bool freed = false;
-  static std::shared_ptr<CommState> make(std::shared_ptr<RuntimeState> rt, uint64_t id,
-                                         std::vector<int> members);
-  int size() const { return static_cast<int>(world_of.size()); }
-  // For models above p2p (coll) that send on internal tags; null for the null communicator.
-  static const std::shared_ptr<CommState>& of(const Communicator& c) { return c.state_; }
-};
-
-// Sends and receives on internal (negative) tags, for communicator creation and,
-// later, collectives. Ranks are communicator ranks.
-Request internal_isend(const std::shared_ptr<CommState>& c, const void* buf, size_t count,
-                       Datatype dt, int dest, int tag);
-Request internal_irecv(const std::shared_ptr<CommState>& c, void* buf, size_t count, Datatype dt,
-                       int source, int tag);
-Status internal_probe(const CommState& c, int source, int tag);
+// This rank's matching engine (created by Runtime, kept in the Context's model state).
+inline P2pEngine& engine_of(const RuntimeState& rt) {
+  return *static_cast<P2pEngine*>(rt.ctx->model_state(engine::Context::Model::p2p).get());
+}
+inline P2pEngine& engine_of(const CommState& c) { return engine_of(*c.rt); }
 
 class P2pEngine {
  public:

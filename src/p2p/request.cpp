@@ -36,6 +36,14 @@ Request::~Request() {
   impl_->eng->release(impl_);
 }
 
+bool Request::done() const noexcept { return !impl_ || impl_->done; }
+const Status& Request::status() const noexcept {
+  static const Status kEmpty{};
+  return impl_ ? impl_->status : kEmpty;
+}
+bool Request::is_receive() const noexcept { return impl_ && impl_->op == RequestImpl::Op::recv; }
+engine::Completion* Request::completion() const noexcept { return impl_; }
+
 namespace {
 
 std::string describe(const RequestImpl* r) {

@@ -14,17 +14,15 @@ namespace interlace {
 using p2p::CommState;
 using p2p::RuntimeState;
 
-namespace {
-constexpr uint64_t kWorldId = 1;
-constexpr uint64_t kSelfId = 2;  // self traffic never leaves the rank, so one id serves all
-}  // namespace
+using groups::kSelfId;
+using groups::kWorldId;
 
 Runtime Runtime::init() { return Runtime(engine::Context::options_from_environment()); }
 
 Runtime::Runtime(const engine::ContextOptions& opts) {
   auto st = std::make_shared<RuntimeState>();
   st->ctx = std::make_unique<engine::Context>(opts);
-  st->p2p = std::make_unique<p2p::P2pEngine>(*st->ctx);
+  st->ctx->model_state(engine::Context::Model::p2p) = std::make_shared<p2p::P2pEngine>(*st->ctx);
   state_ = std::move(st);
 }
 
@@ -52,7 +50,7 @@ void Runtime::finalize() {
   if (!state_ || state_->finalized) return;
   state_->ctx->finalize();
   state_->finalized = true;
-  state_->p2p->abandon_pending();
+  p2p::engine_of(*state_).abandon_pending();
 }
 
 bool Runtime::finalized() const { return !state_ || state_->finalized; }
@@ -95,7 +93,7 @@ Communicator Communicator::split(int color, int key) const {
       if (col == UNDEFINED) {
         msg.push_back(0);
       } else {
-        uint64_t id = (static_cast<uint64_t>(c.world_of[0]) + 1) << 32 | c.rt->ctx->next_local_id();
+        const uint64_t id = c.new_child_id();  // this rank is the group's root
         msg.push_back(static_cast<int64_t>(id));
         for (size_t k = i; k < j; ++k) msg.push_back(c.world_of[order[k]]);
       }
@@ -124,7 +122,7 @@ void Communicator::free() {
   CommState& c = state();
   if (c.id == kWorldId || c.id == kSelfId)
     throw_error(Errc::invalid_comm, "free: the world and self communicators cannot be freed");
-  c.freed = true;
+  c.release();
   state_.reset();
 }
 

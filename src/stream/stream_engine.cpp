@@ -282,3 +282,7 @@ void StreamEngine::on_credit(void* self, const fabric::FrameHeader& h, const std
 }
 
 }  // namespace interlace::stream::detail
+
+namespace interlace::stream {
+void start_engine(engine::Context& ctx) { detail::StreamEngine::of(ctx); }
+}  // namespace interlace::stream

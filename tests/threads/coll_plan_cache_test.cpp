@@ -122,7 +122,7 @@ TEST(CollPlanCache, IdlePlansDoNotKeepTheRuntimeAlive) {
       EXPECT_THROW(coll::bcast(w, buf, 8, Datatype::int32, 0), Error);
     }
     EXPECT_GT(plan_count(w), 0u);
-    state[w.rank()] = p2p::CommState::of(w)->rt;
+    state[w.rank()] = w.group_state()->rt;
   });
   EXPECT_TRUE(state[0].expired());
   EXPECT_TRUE(state[1].expired()) << "the rank whose cached run failed";

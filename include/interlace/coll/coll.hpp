@@ -38,6 +38,9 @@ struct Options {
 };
 
 struct Run;  // internal
+}  // namespace interlace::coll
+namespace interlace::engine { struct Completion; }
+namespace interlace::coll {
 
 class Request {
  public:
@@ -47,6 +50,8 @@ class Request {
   void wait();                 // rethrows the collective's error
   bool test();                 // progresses once; true when done
   const std::string& algorithm() const;  // the algorithm that runs it
+  // The engine completion record (for layers that wait on a mix of requests).
+  engine::Completion* completion() const noexcept;
  private:
   std::shared_ptr<Run> run_;
 };

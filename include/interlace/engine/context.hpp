@@ -12,6 +12,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <span>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -23,6 +24,7 @@
 #include "interlace/core/clock.hpp"
 #include "interlace/core/config.hpp"
 #include "interlace/core/error.hpp"
+#include "interlace/engine/completion.hpp"
 #include "interlace/fabric/fabric.hpp"
 
 namespace interlace::engine {
@@ -31,6 +33,7 @@ using FrameHandler = void (*)(void* self, const fabric::FrameHeader& h, const st
 using PeerLostHandler = void (*)(void* self, int peer);
 // Called once per progress round; returns true if it moved anything (e.g. pushed chunks).
 using ProgressHook = bool (*)(void* self);
+using CommFreeHandler = void (*)(void* self, uint64_t comm_id);
 
 struct ContextOptions {
   bootstrap::Environment env;
@@ -71,6 +74,10 @@ class Context final : private fabric::FrameSink {
   void set_handler(uint8_t kind, FrameHandler fn, void* self);
   void add_peer_lost_listener(PeerLostHandler fn, void* self);
   void add_progress_hook(ProgressHook fn, void* self);
+  // Models that keep per-communicator state drop it when a communicator is freed
+  // (groups::CommState::release calls notify_comm_freed).
+  void add_comm_free_listener(CommFreeHandler fn, void* self);
+  void notify_comm_freed(uint64_t comm_id);
 
   // Fills h.src/dst/magic/version; never blocks. lost_peer if the peer is known dead,
   // invalid_argument if len exceeds fabric().max_payload().
@@ -88,6 +95,10 @@ class Context final : private fabric::FrameSink {
   // blocks in the fabric, checking peer liveness every config().peer_check_s.
   // Returns timeout when the deadline passes first.
   Errc wait_until(const std::function<bool()>& done, Deadline deadline = {});
+
+  // Waits until any (`any`) or every completion in `set` is done, polling each that is
+  // not; null entries count as done. The same spin/yield/block policy as wait_until.
+  Errc wait_for(std::span<Completion* const> set, bool any, Deadline deadline = {});
 
   bool peer_lost(int peer) const noexcept;
   // A model waits for `peer` (e.g. a posted receive): let the fabric watch it for
@@ -116,7 +127,7 @@ class Context final : private fabric::FrameSink {
 
   // Per-rank state of a model above the engine (stream, coll, ...), created by the
   // model on first use; it lives exactly as long as this Context (no globals).
-  enum class Model : uint8_t { stream = 0, coll = 1, pgas = 2, task = 3 };
+  enum class Model : uint8_t { stream = 0, coll = 1, pgas = 2, task = 3, p2p = 4 };
   std::shared_ptr<void>& model_state(Model m) noexcept {
     return models_[static_cast<size_t>(m)];
   }
@@ -149,6 +160,8 @@ class Context final : private fabric::FrameSink {
   bool deliver_orphans_ = false;
   struct Hook { ProgressHook fn; void* self; };
   std::vector<Hook> hooks_;
+  struct CommFreeListener { CommFreeHandler fn; void* self; };
+  std::vector<CommFreeListener> comm_free_listeners_;
   std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
   size_t backlog_frames_ = 0;
   std::vector<uint8_t> lost_;

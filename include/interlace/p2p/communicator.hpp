@@ -28,7 +28,7 @@
 namespace interlace {
 
 namespace engine { class Context; struct ContextOptions; }
-namespace p2p { struct CommState; struct RuntimeState; }
+namespace groups { struct CommState; struct RuntimeState; }
 
 inline constexpr int ANY_SOURCE = -1;
 inline constexpr int ANY_TAG = -1;
@@ -71,12 +71,18 @@ class Communicator {
 
   engine::Context& context() const;
 
+  // For models above the groups layer (collectives, MPI): the shared communicator
+  // state (interlace/groups/comm_state.hpp); null for the null communicator.
+  const std::shared_ptr<groups::CommState>& group_state() const noexcept { return state_; }
+  static Communicator from_group_state(std::shared_ptr<groups::CommState> s) {
+    return Communicator(std::move(s));
+  }
+
  private:
   friend class Runtime;
-  friend struct p2p::CommState;
-  explicit Communicator(std::shared_ptr<p2p::CommState> s) : state_(std::move(s)) {}
-  p2p::CommState& state() const;
-  std::shared_ptr<p2p::CommState> state_;
+  explicit Communicator(std::shared_ptr<groups::CommState> s) : state_(std::move(s)) {}
+  groups::CommState& state() const;
+  std::shared_ptr<groups::CommState> state_;
 };
 
 // One per rank: owns the engine Context and the p2p matching state.
@@ -96,7 +102,7 @@ class Runtime {
   bool finalized() const;
 
  private:
-  std::shared_ptr<p2p::RuntimeState> state_;
+  std::shared_ptr<groups::RuntimeState> state_;
 };
 
 // Threads-as-ranks harness: runs fn(runtime) on `size` threads, one rank each, over a

@@ -11,6 +11,7 @@
 namespace interlace {
 
 namespace p2p { struct RequestImpl; }
+namespace engine { struct Completion; }
 
 struct Status {
   int source = -1;      // communicator rank of the sender
@@ -36,6 +37,13 @@ class Request {
   // Cancels a receive that has not matched yet (then wait() returns status.cancelled).
   // Sends cannot be cancelled: Errc::unsupported.
   void cancel();
+
+  // Without progressing or raising (for layers that wait on many requests at once):
+  // finished yet; its status so far; whether it is a receive; its completion record.
+  bool done() const noexcept;
+  const Status& status() const noexcept;
+  bool is_receive() const noexcept;
+  engine::Completion* completion() const noexcept;
 
   static void wait_all(std::span<Request> reqs, Status* statuses = nullptr);
   // Index of a completed request (its status in *status); -1 if all are null.

@@ -75,6 +75,10 @@ inline void copy_elem(void* dst, const void* src, uint32_t es) noexcept {
 #endif
 }  // namespace detail
 
+// Starts this rank's stream engine now instead of at its first channel, so that a
+// peer's early channel frames are handled from the start (the C API's SMI_Init).
+void start_engine(engine::Context& ctx);
+
 class SendChannel {
  public:
   SendChannel() = default;  // not open: push raises invalid_argument
@@ -103,6 +107,14 @@ class SendChannel {
   bool is_open() const noexcept { return st_ != nullptr; }
   bool eager() const noexcept;
   Datatype datatype() const noexcept;
+
+  // The packet window, for code that writes elements itself (the C API's inline
+  // SMI_Push, the Python bindings): [window_pos(), window_end()) is free room in the
+  // current packet. After writing whole elements there, set_window_pos() moves past
+  // them; push()/flush() go on from that position. An empty window means push() next.
+  std::byte* window_pos() const noexcept { return cur_; }
+  std::byte* window_end() const noexcept { return end_; }
+  void set_window_pos(std::byte* p) noexcept { cur_ = p; }
 
  private:
   template <class T> friend class Sender;
@@ -143,6 +155,12 @@ class RecvChannel {
   bool closed() const noexcept { return remaining() == 0; }
   bool is_open() const noexcept { return st_ != nullptr; }
   Datatype datatype() const noexcept;
+
+  // The packet window (see SendChannel): [window_pos(), window_end()) holds elements
+  // that arrived and are not popped yet; set_window_pos() consumes up to a position.
+  const std::byte* window_pos() const noexcept { return cur_; }
+  const std::byte* window_end() const noexcept { return end_; }
+  void set_window_pos(const std::byte* p) noexcept { cur_ = p; }
 
  private:
   template <class T> friend class Receiver;

@@ -1,7 +1,6 @@
 // Request lifetime and the calls on single requests that do not wait: Request_free,
 // Request_get_status, Cancel, Test_cancelled, Start, Startall.
 #include "compat/mpi/mpi_core.hpp"
-#include "p2p/p2p_engine.hpp"
 
 using namespace interlace::mpi;
 using Kind = ReqObj::Kind;
@@ -43,8 +42,7 @@ int MPI_Cancel(MPI_Request* request) {
     if (r.kind == Kind::coll) raise(MPI_ERR_REQUEST, "a collective request cannot be cancelled");
     // Only unmatched receives can be cancelled; a send cancel is a no-op (the send
     // completes normally and MPI_Test_cancelled reports false), as MPI allows.
-    if (r.kind == Kind::p2p && !r.p2p.is_null() &&
-        r.p2p.impl()->op == interlace::p2p::RequestImpl::Op::recv)
+    if (r.kind == Kind::p2p && r.p2p.is_receive())
       r.p2p.cancel();
   });
 }

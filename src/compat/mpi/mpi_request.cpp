@@ -7,7 +7,7 @@
 #include "compat/mpi/mpi_core.hpp"
 #include "interlace/core/clock.hpp"
 #include "interlace/engine/context.hpp"
-#include "p2p/p2p_engine.hpp"
+#include "interlace/engine/completion.hpp"
 
 namespace interlace::mpi {
 using Kind = ReqObj::Kind;
@@ -58,7 +58,7 @@ bool settle(ReqObj& r, bool block) {
   }
   if (r.kind == Kind::p2p && !r.p2p.is_null()) {
     // The engine's status is kept even when wait() raised (e.g. truncation: source, tag).
-    to_mpi_status(r.p2p.impl()->status, &r.status);
+    to_mpi_status(r.p2p.status(), &r.status);
   } else {
     empty_status(&r.status);
   }
@@ -124,17 +124,14 @@ void check_requests(int count, const MPI_Request* reqs) {
 
 namespace {
 
-// Blocks until one of the active, unsettled requests can make progress towards
-// completion. p2p-only sets sleep in the engine until one is done; sets with
-// collectives wake at least every millisecond to test them.
+// Blocks until one of the active, unsettled requests has completed: one engine wait
+// over their completion records, whatever model each belongs to.
 void block_until_any(int count, const MPI_Request* reqs) {
   std::vector<ReqObj*> pending;
-  bool all_p2p = true;
   for (int i = 0; i < count; ++i) {
     if (!is_active(reqs[i])) continue;
     ReqObj* r = state().requests.get(reqs[i]);
     if (r->kind == Kind::done) return;
-    all_p2p = all_p2p && r->kind == Kind::p2p;
     pending.push_back(r);
   }
   if (pending.empty()) return;
@@ -142,18 +139,13 @@ void block_until_any(int count, const MPI_Request* reqs) {
     settle(*pending[0], true);
     return;
   }
-  auto p2p_done = [&] {
-    for (ReqObj* r : pending)
-      if (r->kind == Kind::p2p && (r->p2p.is_null() || r->p2p.impl()->done)) return true;
-    return false;
-  };
+  std::vector<engine::Completion*> set;
+  set.reserve(pending.size());
+  for (ReqObj* r : pending)
+    set.push_back(r->kind == Kind::p2p ? r->p2p.completion() : r->coll.completion());
   engine::Context& ctx = state().rt.context();
-  if (!all_p2p) {
-    ctx.wait_until(p2p_done, Deadline::after(0.001));
-    return;
-  }
   const double limit = ctx.config().op_timeout_s;
-  Errc rc = ctx.wait_until(p2p_done, Deadline::after(limit));
+  Errc rc = ctx.wait_for(set, true, Deadline::after(limit));
   if (rc == Errc::timeout)
     raise(MPI_ERR_TIMEOUT, "no request completed within " + std::to_string(limit) +
                                " s (INTERLACE_TIMEOUT)");

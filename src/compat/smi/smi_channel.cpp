@@ -11,12 +11,10 @@
 #include <vector>
 
 #include "compat/smi/smi_state.hpp"
-#include "compat/smi/window_access.hpp"
+#include "interlace/stream/channel.hpp"
 
 using namespace interlace;
 using namespace interlace::compat::smi;
-using SendWindow = stream::Sender<WindowAccess>;
-using RecvWindow = stream::Receiver<WindowAccess>;
 
 namespace {
 
@@ -32,12 +30,12 @@ thread_local std::vector<SendImpl*> t_open_sends;
 
 void sync_out() {
   for (SendImpl* s : t_open_sends)
-    if (s->desc->impl == s) SendWindow::set_cur(s->ch, reinterpret_cast<std::byte*>(s->desc->cur));
+    if (s->desc->impl == s) s->ch.set_window_pos(reinterpret_cast<std::byte*>(s->desc->cur));
 }
 
 void load_send_window(SMI_Channel* c, const stream::SendChannel& ch) {
-  std::byte* cur = SendWindow::cur(ch);
-  const size_t w = static_cast<size_t>(SendWindow::end(ch) - cur) / c->size;
+  std::byte* cur = ch.window_pos();
+  const size_t w = static_cast<size_t>(ch.window_end() - cur) / c->size;
   c->cur = reinterpret_cast<unsigned char*>(cur);
   // The element that fills the packet goes through the library, which sends it.
   c->push_left = w > 0 ? static_cast<uint32_t>(w - 1) : 0;
@@ -198,7 +196,7 @@ void interlace_smi_push_slow(SMI_Channel* c, const void* data, int flush) {
     if (!s->desc) {
       s->slot = t_open_sends.size();
       t_open_sends.push_back(s);
-      c->cur = reinterpret_cast<unsigned char*>(SendWindow::cur(s->ch));
+      c->cur = reinterpret_cast<unsigned char*>(s->ch.window_pos());
     }
     // Otherwise the descriptor was copied after use (docs/smi.md: don't); the copy
     // used now takes over with its own cursor.
@@ -225,12 +223,12 @@ void interlace_smi_pop_slow(SMI_Channel* c, void* data) {
   if (!usable("SMI_Pop", c, SMI_RECEIVE, data)) return;
   auto* r = static_cast<stream::RecvChannel*>(c->impl);
   try {
-    RecvWindow::set_cur(*r, reinterpret_cast<const std::byte*>(c->cur));
+    r->set_window_pos(reinterpret_cast<const std::byte*>(c->cur));
     sync_out();
     r->pop(data);
   } catch (...) {
     sync_in();
-    c->cur = const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(RecvWindow::cur(*r)));
+    c->cur = const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(r->window_pos()));
     c->pop_left = 0;
     fail_current("SMI_Pop");
     return;
@@ -241,8 +239,8 @@ void interlace_smi_pop_slow(SMI_Channel* c, void* data) {
     close_recv(c, r);
     return;
   }
-  const std::byte* cur = RecvWindow::cur(*r);
-  size_t w = cur ? static_cast<size_t>(RecvWindow::end(*r) - cur) / c->size : 0;
+  const std::byte* cur = r->window_pos();
+  size_t w = cur ? static_cast<size_t>(r->window_end() - cur) / c->size : 0;
   c->cur = const_cast<unsigned char*>(reinterpret_cast<const unsigned char*>(cur));
   // The packet's last element goes through the library, which releases the packet.
   c->pop_left = w > 0 ? static_cast<uint32_t>(w - 1) : 0;
@@ -253,12 +251,12 @@ int SMI_Channel_remaining(const SMI_Channel* c) {
   if (c->op == SMI_SEND) {
     auto* s = static_cast<SendImpl*>(c->impl);
     const size_t ahead = s->desc == c ? static_cast<size_t>(c->cur - reinterpret_cast<unsigned char*>(
-                                                                         SendWindow::cur(s->ch))) / c->size
+                                                                         s->ch.window_pos())) / c->size
                                       : 0;
     return static_cast<int>(s->ch.remaining() - ahead);
   }
   auto* r = static_cast<stream::RecvChannel*>(c->impl);
-  const std::byte* lib = RecvWindow::cur(*r);
+  const std::byte* lib = r->window_pos();
   const size_t ahead =
       lib && c->cur ? static_cast<size_t>(c->cur - reinterpret_cast<const unsigned char*>(lib)) / c->size : 0;
   return static_cast<int>(r->remaining() - ahead);

@@ -8,7 +8,7 @@
 #include "interlace/compat/smi.hpp"
 #include "interlace/core/datatype.hpp"
 #include "interlace/engine/context.hpp"
-#include "stream/stream_engine.hpp"
+#include "interlace/stream/channel.hpp"
 
 // The address is the handle; the value only helps spot a stray pointer in a debugger.
 struct SMI_Comm_s interlace_smi_comm_world = {0x534d4957};
@@ -128,7 +128,7 @@ SMI_Comm SMI_Init(int* argc, char*** argv) {
     }
     // The stream engine handles channel frames once it exists; create it before this
     // rank can progress, so a peer's early grant or data is never dropped.
-    stream::detail::StreamEngine::of(current_runtime()->context());
+    stream::start_engine(current_runtime()->context());
     return SMI_COMM_WORLD;
   } catch (...) {
     fail_current("SMI_Init");
