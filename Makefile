@@ -19,7 +19,7 @@ PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=nump
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 PYTEST_FLAGS ?= -q --timeout=300
 
-.PHONY: all deps build install test test-ctest test-asan test-tsan test-python demo bench clean
+.PHONY: all deps build install test test-ctest test-asan test-asan-multiproc test-tsan test-python demo bench clean
 
 all: build
 
@@ -66,6 +66,19 @@ test-asan: deps
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BUILD)/asan/tests/$$t; \
 	  fi; done
 
+# The multi-process check programs under AddressSanitizer too: run by the same
+# pytest files against the ASan build (INTERLACE_BUILD_DIR). A use-after-scope in
+# coll_check once made `make test` fail on half of the fresh clones.
+ASAN_PYTEST_K := battery and not single_copy and not progress_thread and not namespaces
+test-asan-multiproc: install
+	cmake -S . -B $(BUILD)/asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DINTERLACE_SANITIZE=address,undefined -DINTERLACE_BUILD_EXAMPLES=OFF
+	cmake --build $(BUILD)/asan -j $(JOBS) --target tests/multiproc/all
+	INTERLACE_BUILD_DIR=$(BUILD)/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(PYTHON) -m pytest $(PYTEST_FLAGS) -k "$(ASAN_PYTEST_K)" \
+	  tests/python/test_multiproc.py tests/python/test_coll.py tests/python/test_stream.py
+
 # 64 MiB tcp frames x 5 rounds take minutes under TSan's instrumented memcpy; the
 # same tests run in the plain and ASan builds.
 TSAN_EXCLUDE := -*PayloadSizesSurviveIntact/tcp*:*LargeFrames*
@@ -84,7 +97,7 @@ test-tsan: deps
 test-python: build install
 	$(PYTHON) -m pytest $(PYTEST_FLAGS) tests/python
 
-test: test-ctest test-asan test-tsan test-python
+test: test-ctest test-asan test-tsan test-python test-asan-multiproc
 
 # `python -m interlace` is the installed `interlace` command, reached through
 # $(PYTHON) so a pyenv shim or an unactivated venv does not matter.

@@ -43,6 +43,13 @@ std::string Registry::names() const {
   return out;
 }
 
+namespace {
+// Names of the backends compiled in (copies: the registry's own strings move when
+// later registrations re-sort it), and a nullptr-terminated array over them.
+std::vector<std::string> g_builtin_names;
+std::vector<const char*> g_builtin;
+}
+
 Registry& registry() {
   static Registry r;
   static std::once_flag once;
@@ -50,6 +57,9 @@ Registry& registry() {
 #define INTERLACE_FABRIC(name) register_fabric_##name(r);
 #include "fabric_list.inc"
 #undef INTERLACE_FABRIC
+    for (const FabricInfo& f : r.all()) g_builtin_names.push_back(f.name);
+    for (const std::string& n : g_builtin_names) g_builtin.push_back(n.c_str());
+    g_builtin.push_back(nullptr);
   });
   return r;
 }
@@ -63,14 +73,8 @@ std::unique_ptr<Fabric> make_fabric(const std::string& name, const FabricInit& i
 }
 
 const char* const* builtin_fabrics() {
-  // Kept for callers that want a C array; built once from the registry.
-  static std::vector<const char*> names = [] {
-    std::vector<const char*> v;
-    for (const FabricInfo& f : registry().all()) v.push_back(f.name.c_str());
-    v.push_back(nullptr);
-    return v;
-  }();
-  return names.data();
+  registry();
+  return g_builtin.data();
 }
 
 }  // namespace interlace::fabric

@@ -116,7 +116,7 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
 }
 
 TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
-  expect_bad("INTERLACE_FABRIC", "infiniband");
+  expect_bad("INTERLACE_FABRIC", "Infini Band!");  // names themselves: fabric registry
   expect_bad("INTERLACE_EAGER_LIMIT", "lots");
   expect_bad("INTERLACE_SHM_RING_BYTES", "100");  // below the 4k minimum
   expect_bad("INTERLACE_SHM_SINGLE_COPY", "maybe");
