@@ -7,10 +7,17 @@ JOBS ?= 2
 BUILD ?= build
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 export CMAKE_BUILD_PARALLEL_LEVEL := $(JOBS)
+# A compiler cache where one is installed: the plain, sanitizer and pip builds share
+# most objects, and repeated runs of `make test` rebuild only what changed.
+ifneq ($(shell command -v ccache 2>/dev/null),)
+export CMAKE_C_COMPILER_LAUNCHER := ccache
+export CMAKE_CXX_COMPILER_LAUNCHER := ccache
+export CCACHE_BASEDIR := $(CURDIR)
+endif
 export PIP_ROOT_USER_ACTION := ignore
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
-APT_PACKAGES := g++ cmake ninja-build libgtest-dev pkg-config iproute2 \
+APT_PACKAGES := g++ cmake ninja-build ccache libgtest-dev pkg-config iproute2 \
                 openmpi-bin libopenmpi-dev mpich libmpich-dev
 # import name=pip name; checked by import so an existing install is kept.
 PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=numpy \

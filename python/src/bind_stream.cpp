@@ -11,6 +11,7 @@
 
 #include "bind_p2p_support.hpp"
 #include "bindings.hpp"
+#include "interlace/stream/channel.hpp"
 #include "smi.h"
 
 namespace interlace::python {
