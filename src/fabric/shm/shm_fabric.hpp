@@ -48,7 +48,8 @@ class ShmFabric final : public Fabric {
     Mapping ctl_map;                // the peer's control segment (not for self)
     CtlHeader* ctl = nullptr;       // peer's control header (own one for self)
     CtlDoorbell* bell = nullptr;    // where to ring after publishing to `out`
-    pid_t pid = 0;                  // 0 until a ring exists in either direction
+    pid_t pid = 0;                  // 0 until a ring exists in either direction or its
+                                    // store record showed it departed
     int pidfd = -1;                 // exits become visible even while a zombie
     uint64_t probe = 0;             // address holding a known magic in the peer
     uint64_t probe_value = 0;
