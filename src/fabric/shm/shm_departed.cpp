@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cinttypes>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 
