@@ -1,9 +1,11 @@
 // Bad input and misuse give clear errors naming the bad value.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <string>
+#include <thread>
 
 #include "interlace/interlace.hpp"
 
@@ -87,10 +89,15 @@ TEST(P2pErrors, SendCannotBeCancelled) {
 namespace {
 TEST(P2pErrors, OperationTimeoutRaisesTimeoutError) {
   setenv("INTERLACE_TIMEOUT", "0.3", 1);
-  run_ranks_as_threads(2, [](Runtime& rt) {
+  // Rank 1 stays up (silent, not finalized): a finalized rank is a lost peer, not a slow one.
+  std::atomic<bool> done{false};
+  run_ranks_as_threads(2, [&done](Runtime& rt) {
     Communicator w = rt.world();
     int v = 0;
-    if (w.rank() == 0) {
+    if (w.rank() == 1) {
+      while (!done.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } else {
+      struct Release { std::atomic<bool>& d; ~Release() { d.store(true); } } release{done};
       const auto t0 = std::chrono::steady_clock::now();
       expect_error(Errc::timeout, "INTERLACE_TIMEOUT", [&] { w.recv(&v, 1, Datatype::int32, 1, 0); });
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -60,11 +60,13 @@ void ShmFabric::learn_pid(Peer& p, pid_t pid, uint64_t probe, uint64_t probe_val
 }
 
 // Maps a silent peer's control segment so its pid is watched like a talking peer's.
+// True once the peer is connected or known to have departed.
 bool ShmFabric::try_open_peer_ctl(int peer) {
   Peer& p = peers_[peer];
   if (p.ctl) return true;
   Mapping m;
-  if (open_segment(ctl_name(job_, peer), ctl_segment_bytes(size_), &m) != OpenResult::ok) return false;
+  if (open_segment(ctl_name(job_, peer), ctl_segment_bytes(size_), &m) != OpenResult::ok)
+    return departed(peer);  // finalized and removed it, or not started yet
   auto* c = reinterpret_cast<CtlHeader*>(m.data());
   if (c->magic.load(std::memory_order_acquire) != kCtlMagic || c->size != static_cast<uint32_t>(size_))
     return false;
@@ -93,9 +95,10 @@ Errc ShmFabric::open_peer_ctl(int peer) {
                       "shm: rank " + std::to_string(peer) + " runs with job size " +
                           std::to_string(c->size) + " but rank " + std::to_string(rank_) +
                           " with " + std::to_string(size_) + " (job " + job_ + ")");
-        // A dead owner means a leftover of an earlier job with the same id; the
-        // real owner will replace it, so keep waiting.
-        if (!pid_gone(c->pid)) {
+        // A dead owner is a leftover of an earlier job with the same id (the real
+        // owner will replace it) or the peer itself, crashed: departed() tells.
+        // A closed one belongs to a peer that is finalizing.
+        if (!pid_gone(c->pid) && !c->closed.load(std::memory_order_acquire)) {
           p.ctl = c;
           p.bell = bell_of(c);
           learn_pid(p, c->pid, c->probe, kCtlMagic);
@@ -111,6 +114,7 @@ Errc ShmFabric::open_peer_ctl(int peer) {
       p.dead = true;
       return Errc::lost_peer;
     }
+    if (departed(peer)) return Errc::lost_peer;
     if (deadline.expired())
       throw_error(Errc::timeout, "shm: rank " + std::to_string(peer) + " did not create " + name +
                                      " within " + std::to_string(cfg_.connect_timeout_s) +

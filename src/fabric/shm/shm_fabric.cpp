@@ -23,7 +23,8 @@ uint64_t ring_max_payload(uint32_t nslots) noexcept {
 }
 }  // namespace
 
-ShmFabric::ShmFabric(const FabricInit& init) : rank_(init.rank), size_(init.size), cfg_(init.config) {
+ShmFabric::ShmFabric(const FabricInit& init)
+    : rank_(init.rank), size_(init.size), cfg_(init.config), store_(init.store) {
   if (size_ < 1 || rank_ < 0 || rank_ >= size_)
     throw_error(Errc::invalid_rank, "shm: rank " + std::to_string(rank_) +
                                         " is not in a job of size " + std::to_string(size_));
@@ -40,6 +41,12 @@ ShmFabric::ShmFabric(const FabricInit& init) : rank_(init.rank), size_(init.size
   peers_.resize(size_);
   entry_seen_.assign(size_, 0);
   create_own_ctl();
+  try {
+    publish_record();
+  } catch (...) {
+    close_all();  // the destructor will not run
+    throw;
+  }
 }
 
 ShmFabric::~ShmFabric() { close_all(); }
@@ -53,6 +60,10 @@ Errc ShmFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
     Errc e = open_send_ring(peer);
     if (e != Errc::ok) return e;
   }
+  // A read-mostly line: a receiver that finalized must not be sent frames it will
+  // never read (its process may live on, so the pid checks would not notice).
+  if (p.ctl->closed.load(std::memory_order_relaxed)) [[unlikely]]
+    return lose(p);
   if (p.out.push(h, payload, len) != Errc::ok) [[unlikely]]
     return send_blocked(peer);
   // Pairs with the fence in wait(): either we see `sleeping` or it sees the frame.

@@ -48,12 +48,15 @@ class ShmFabric final : public Fabric {
     Mapping ctl_map;                // the peer's control segment (not for self)
     CtlHeader* ctl = nullptr;       // peer's control header (own one for self)
     CtlDoorbell* bell = nullptr;    // where to ring after publishing to `out`
-    pid_t pid = 0;                  // 0 until a ring exists in either direction
+    pid_t pid = 0;                  // 0 until a ring exists in either direction or its
+                                    // store record showed it departed
     int pidfd = -1;                 // exits become visible even while a zombie
     uint64_t probe = 0;             // address holding a known magic in the peer
     uint64_t probe_value = 0;
     uint64_t next_live_check_ns = 0;
-    bool dead = false;              // process known gone
+    uint64_t next_record_check_ns = 0;
+    bool dead = false;              // process known gone, or its fabric closed
+    std::string why;                // for on_peer_lost, when more is known than "exited"
     bool reported = false;          // on_peer_lost delivered
     mutable int8_t single_copy = 0; // 0 unknown, 1 works, -1 does not
   };
@@ -70,8 +73,15 @@ class ShmFabric final : public Fabric {
   void learn_pid(Peer& p, pid_t pid, uint64_t probe, uint64_t probe_value);
   void close_all() noexcept;
 
+  // shm_departed.cpp
+  void publish_record();
+  bool read_record(int peer, pid_t* pid, uint64_t* start);
+  bool departed(int peer);  // the store shows it started and left since; marks it dead
+
   // shm_wait.cpp
   bool peer_alive(Peer& p) noexcept;
+  Errc lose(Peer& p);  // a send found the peer gone or closed
+  uint64_t peer_check_ns() const noexcept;
   bool anything_ready();
   void ring_doorbell(CtlDoorbell* bell) noexcept;
   Errc send_blocked(int peer);
@@ -86,6 +96,7 @@ class ShmFabric final : public Fabric {
   int size_ = 1;
   std::string job_;
   Config cfg_;
+  bootstrap::Store* store_ = nullptr;  // holds the records that tell departed peers apart
   uint32_t nslots_ = 0;
   size_t max_payload_ = 0;
   pid_t pid_ = 0;

@@ -99,12 +99,24 @@ bool ShmFabric::peer_alive(Peer& p) noexcept {
   return !is_zombie(p.pid);
 }
 
+uint64_t ShmFabric::peer_check_ns() const noexcept {
+  return static_cast<uint64_t>(std::max(cfg_.peer_check_s, 0.001) * 1e9);
+}
+
+Errc ShmFabric::lose(Peer& p) {
+  if (p.why.empty() && !p.dead)
+    p.why = "rank " + std::to_string(&p - peers_.data()) + " (pid " + std::to_string(p.pid) +
+            ") finalized (closed its shm fabric)";
+  p.dead = true;
+  return Errc::lost_peer;
+}
+
 Errc ShmFabric::send_blocked(int peer) {
   // A full ring towards a dead receiver would otherwise stay would_block forever.
   Peer& p = peers_[peer];
   const uint64_t now = now_ns();
   if (now < p.next_live_check_ns) return Errc::would_block;
-  p.next_live_check_ns = now + static_cast<uint64_t>(std::max(cfg_.peer_check_s, 0.001) * 1e9);
+  p.next_live_check_ns = now + peer_check_ns();
   if (peer_alive(p)) return Errc::would_block;
   p.dead = true;
   return Errc::lost_peer;
@@ -128,14 +140,21 @@ void ShmFabric::check_peers(FrameSink& sink) {
   for (size_t i = 0; i < connected_.size(); ++i) {  // the sink may connect new peers
     const int q = connected_[i];
     Peer& p = peers_[q];
-    if (p.reported || p.pid == pid_) continue;
-    if (!p.dead && peer_alive(p)) continue;
-    p.dead = true;
+    if (p.reported || q == rank_) continue;
+    if (!p.dead) {
+      // Known only from its ring to us: map its control segment to see it close.
+      if (!p.ctl) try_open_peer_ctl(q);
+      if (!p.dead && p.ctl && p.ctl->closed.load(std::memory_order_acquire)) lose(p);
+      if (!p.dead && peer_alive(p)) continue;
+      p.dead = true;
+    }
     if (p.in.open()) drain(q, sink, INT_MAX);
     active_.erase(std::remove(active_.begin(), active_.end(), q), active_.end());
     if (p.reported) continue;  // drain found a corrupt frame and said so
     p.reported = true;
-    sink.on_peer_lost(q, "rank " + std::to_string(q) + " (pid " + std::to_string(p.pid) + ") exited");
+    sink.on_peer_lost(q, !p.why.empty() ? p.why
+                                         : "rank " + std::to_string(q) + " (pid " +
+                                               std::to_string(p.pid) + ") exited");
   }
 }
 
