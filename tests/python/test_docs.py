@@ -2,10 +2,13 @@
 exception: a module, class or exception added without its documentation fails here."""
 from __future__ import annotations
 
+import ast
 import importlib
+import importlib.util
 import inspect
 import pkgutil
 import re
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +23,21 @@ PYTHON_MD = (DOCS / "python.md").read_text()
 ERRORS_MD = (DOCS / "errors.md").read_text()
 
 
+def _runs_on_import(name: str) -> bool:
+    """A module with a call at its top level (`main()`, `sys.exit(main())`) is a
+    program that the package runs, not API: importing it would run it."""
+    spec = importlib.util.find_spec(f"interlace.{name}")
+    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+        return False
+    tree = ast.parse(Path(spec.origin).read_text())
+    return any(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) for st in tree.body)
+
+
 def _modules(private: bool):
     """interlace's modules, public ones (plus the native core) or all of them."""
     names = sorted(m.name for m in pkgutil.iter_modules(interlace.__path__))
     for name in names:
-        if name == "__main__":  # importing it runs the CLI
+        if _runs_on_import(name):
             continue
         if name.startswith("_") and not private and name != "_core":
             continue
