@@ -21,12 +21,12 @@ APT_PACKAGES := g++ cmake ninja-build ccache libgtest-dev pkg-config iproute2 \
                 openmpi-bin libopenmpi-dev mpich libmpich-dev
 # import name=pip name; checked by import so an existing install is kept.
 PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=numpy \
-                pytest=pytest pytest_timeout=pytest-timeout
+                pytest=pytest pytest_timeout=pytest-timeout mypy=mypy
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 PYTEST_FLAGS ?= -q --timeout=300
 
-.PHONY: all deps build install test test-ctest test-asan test-asan-multiproc test-tsan test-python demo bench clean
+.PHONY: all deps build install test test-ctest test-asan test-asan-multiproc test-tsan test-python demo stubs bench clean
 
 all: build
 
@@ -106,23 +106,18 @@ test-python: build install
 
 test: test-ctest test-asan test-tsan test-python test-asan-multiproc
 
-# `python -m interlace` is the installed `interlace` command, reached through
-# $(PYTHON) so a pyenv shim or an unactivated venv does not matter.
-INTERLACE := $(PYTHON) -m interlace
+# Every model, a few lines each: p2p, a channel pipeline, collectives (with the
+# algorithm that ran), C++, an unmodified MPI program and the SMI C stencil, each
+# built with the installed interlace-cc/-c++ as a user would. The sections are
+# examples/python/showcase/NN_*.py; tests/python/test_demo.py runs the same script.
+demo: install
+	$(PYTHON) examples/python/demo.py
 
-demo: build install
-	@showcase_bin=$$(find $(BUILD)/examples \( -name showcase -o -name interlace-example-showcase \) -type f -perm -u+x 2>/dev/null | head -n1); \
-	if [ -f examples/python/showcase.py ]; then \
-	  set -x; $(INTERLACE) run -n 4 python examples/python/showcase.py; \
-	elif [ -n "$$showcase_bin" ]; then \
-	  set -x; $(INTERLACE) run -n 4 $$showcase_bin; \
-	else \
-	  echo "demo: no showcase yet (examples/python/showcase.py or examples/cpp/showcase.cpp)"; \
-	  set -x; $(INTERLACE) run -n 4 --tag-output $(PYTHON) -c \
-	    'import os; print("hello from rank", os.environ["INTERLACE_RANK"], "of", os.environ["INTERLACE_SIZE"])'; \
-	fi
-	@# SMI streaming: the 2D Jacobi stencil on 2x2 ranks, checked against one rank.
-	@set -x; $(INTERLACE) run -n 4 $(BUILD)/examples/c/stencil 512 512 100 2 2
+# python/interlace/_core.pyi is generated from the installed extension by
+# nanobind's stubgen and committed; tests/python/test_stubs.py checks that it is
+# current and runs mypy's stubtest over the package.
+stubs: install
+	$(PYTHON) tests/python/test_stubs.py --write
 
 bench: build
 	@if [ -f bench/run.sh ]; then bash bench/run.sh; else echo "bench: bench/run.sh not there yet"; fi

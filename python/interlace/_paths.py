@@ -36,7 +36,7 @@ def _from_metadata() -> Path | None:
         return None
     for f in dist.files or []:
         if f.as_posix().endswith("cmake/interlace/interlaceConfig.cmake"):
-            return Path(dist.locate_file(f)).resolve()
+            return Path(str(dist.locate_file(f))).resolve()
     return None
 
 

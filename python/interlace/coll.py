@@ -46,7 +46,10 @@ class Op:
     def __init__(self, fn, commute: bool = True):
         self.fn, self.commute = fn, commute
 
-    Create = classmethod(lambda cls, fn, commute=True: cls(fn, commute))
+    @classmethod
+    def Create(cls, fn, commute: bool = True) -> Op:
+        """mpi4py's spelling of the constructor."""
+        return cls(fn, commute)
 
     def _native(self):
         import numpy as np
@@ -134,6 +137,11 @@ def _check_root(comm, root):
 
 class CollectivesMixin:
     """Collective methods for :class:`interlace.Comm` (needs ``size``/``rank``)."""
+
+    # Declared for type checkers only: interlace._core.Comm, the class this mixin is
+    # combined with, provides them (a definition here would shadow its properties).
+    rank: int
+    size: int
 
     def _coll(self, kind, sendbuf=None, recvbuf=None, op=None, root=0, algorithm="", nb=False,
               sc=(), sd=(), rc=(), rd=(), compression=""):

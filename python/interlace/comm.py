@@ -108,6 +108,7 @@ class _ObjectRecv(Request):
         except BaseException:
             self._finished = True
             raise
+        assert self._buf is not None  # set together with _inner by _try_claim
         self._obj = pickle.loads(self._buf)
         self._buf, self._inner, self._finished = None, None, True
         return True

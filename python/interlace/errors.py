@@ -27,29 +27,43 @@ __all__ = [
 class Error(RuntimeError):
     """A failure reported by the interlace runtime; ``code`` says which kind."""
 
-    def __init__(self, message: str, code: ErrorCode | int = ErrorCode.internal):
+    # The code when none is given (Python code raising a subclass by name), so
+    # that e.g. FinalizedError always carries ErrorCode.finalized.
+    _default_code = ErrorCode.internal
+
+    def __init__(self, message: str, code: ErrorCode | int | None = None):
         super().__init__(message)
-        self.code = ErrorCode(code)
+        self.code = ErrorCode(self._default_code if code is None else code)
 
 
 class ArgumentError(Error, ValueError):
     """An argument the runtime rejected (rank, tag, count, communicator...)."""
 
+    _default_code = ErrorCode.invalid_argument
+
 
 class LostPeerError(Error):
     """A peer process died or its link broke."""
+
+    _default_code = ErrorCode.lost_peer
 
 
 class TruncationError(Error):
     """A message was longer than the receive buffer (what fit was written)."""
 
+    _default_code = ErrorCode.truncated
+
 
 class TimeoutError(Error, builtins.TimeoutError):  # noqa: A001 - deliberately shadows
     """An operation ran past INTERLACE_TIMEOUT; also a built-in TimeoutError."""
 
+    _default_code = ErrorCode.timeout
+
 
 class FinalizedError(Error):
     """interlace was used after finalize()."""
+
+    _default_code = ErrorCode.finalized
 
 
 _BY_CODE = {

@@ -1,0 +1,102 @@
+"""`make demo` shows every model: the test runs what the demo target runs
+(`python examples/python/demo.py`, without the pip install in front) and checks
+each section's lines. The output is deterministic by design: timings are left out."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, installed_script, launcher_env
+
+_core = pytest.importorskip("interlace._core", reason="the demo needs the installed package (make install)")
+
+N = 4
+
+
+@pytest.fixture(scope="module")
+def demo() -> dict[str, list[str]]:
+    if installed_script("interlace-cc") is None:
+        pytest.skip("interlace-cc is not installed (make install)")
+    r = subprocess.run([sys.executable, "examples/python/demo.py", "-n", str(N)], cwd=REPO,
+                       capture_output=True, text=True, timeout=840, env=launcher_env())
+    out = r.stdout
+    assert r.returncode == 0, f"demo failed:\n{out}\n{r.stderr}"
+    lines = out.splitlines()
+    assert lines[-1] == "demo OK", out
+    sections: dict[str, list[str]] = {}
+    current = None
+    for line in lines[1:-1]:
+        if line.startswith("== "):
+            current = line[3:].split(":", 1)[0]
+            sections[current] = []
+        else:
+            assert current is not None, f"output before the first section: {line!r}"
+            sections[current].append(line.strip())
+    return sections
+
+
+pytestmark = pytest.mark.timeout(900)
+
+
+def test_sections_in_order(demo):
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C"]
+
+
+def test_every_section_shows_its_command(demo):
+    for title, lines in demo.items():
+        assert lines and lines[0].startswith("$ interlace"), (title, lines)
+
+
+def test_p2p(demo):
+    assert demo["p2p"][1:] == [
+        "sendrecv ring of objects: rank r got 'token 3' ... 'token 2'",
+        "Send/Recv 1 MiB float64 arrays to rank 0 from ranks [1, 2, 3]",
+        "Split even/odd: color 0: 2 ranks, sum of world ranks 2, "
+        "color 1: 2 ranks, sum of world ranks 4",
+    ]
+
+
+def test_channel_pipeline(demo):
+    assert demo["channels"][1:] == [
+        "10000 int64 streamed through rank 0 -> rank 1 -> rank 2 -> rank 3, +1 at each rank in between: "
+        "sum 50015000 (expected 50015000)",
+        "ReduceChannel SUM over 4 ranks, element by element: [60, 64, 68, 72]",
+    ]
+
+
+def test_collectives_name_the_algorithm(demo):
+    # The algorithm is what the selection table picks for that size on 4 ranks.
+    small, large = (_core.coll_select("allreduce", b, N) for b in (64, 1 << 20))
+    assert demo["collectives"][1:] == [
+        f"Iallreduce SUM of 64 B per rank: 10 everywhere, algorithm {small}",
+        f"Iallreduce SUM of 1048576 B per rank: 10 everywhere, algorithm {large}",
+        "Ibcast of 32 B from rank 0, forced algorithm binomial: [0, 1, 2, 3, 4, 5, 6, 7]",
+        "allgather of objects: [0, 1, 2, 3]",
+    ]
+
+
+def test_cpp(demo):
+    lines = demo["C++"]
+    assert lines[0].startswith("$ interlace-c++ examples/cpp/showcase.cpp"), lines
+    assert re.fullmatch(r"interlace showcase on 4 ranks over the \w+ fabric", lines[2]), lines
+    assert lines[3] == "p2p: ring, 8 MiB gathers (rendezvous), split halves ... OK", lines
+
+
+def test_unmodified_mpi_program(demo):
+    lines = demo["MPI"]
+    assert lines[0] == "$ interlace-cc examples/mpi/jacobi2d.c -o jacobi2d -O2 -lm", lines
+    assert lines[1] == "$ interlace run -n 4 ./jacobi2d 128 128 50", lines
+    assert re.fullmatch(r"jacobi2d 128x128, 50 iterations: checksum \S+ residual \S+ u\(\d+,\d+\) \S+",
+                        lines[3]), lines
+    assert lines[4] == "the same checksum on 1 rank and on 4: OK", lines
+
+
+def test_smi_stencil(demo):
+    lines = demo["SMI in C"]
+    assert lines[0] == "$ interlace-cc examples/c/stencil.c -o stencil -O2 -lm", lines
+    assert lines[1] == "$ interlace run -n 4 ./stencil 256 256 50 2 2", lines
+    assert re.fullmatch(r"stencil 256x256, 50 steps on 2x2 ranks, compared with one rank: "
+                        r"max error \S+: OK", lines[2]), lines
