@@ -148,6 +148,9 @@ void ShmFabric::check_peers(FrameSink& sink) {
       if (!p.dead && peer_alive(p)) continue;
       p.dead = true;
     }
+    // Departed before we mapped its ring: its announcement precedes its departure,
+    // which we have just seen, so a second look finds the ring and its frames.
+    if (!p.in.open()) scan_announcements();
     if (p.in.open()) drain(q, sink, INT_MAX);
     active_.erase(std::remove(active_.begin(), active_.end(), q), active_.end());
     if (p.reported) continue;  // drain found a corrupt frame and said so
