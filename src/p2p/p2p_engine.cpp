@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "core/tsan.hpp"
 #include "interlace/core/log.hpp"
@@ -25,6 +26,7 @@ P2pEngine::P2pEngine(engine::Context& ctx)
   ctx.set_handler(fabric::kKindP2pFin, &P2pEngine::on_fin, this);
   ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
   ctx.add_progress_hook(&P2pEngine::push_chunks, this);
+  ctx.add_progress_hook(&P2pEngine::purge_dead_comms, this);
 }
 
 RequestImpl* P2pEngine::new_request(RequestImpl::Op op) {
@@ -425,6 +427,42 @@ RuntimeState::~RuntimeState() {
   }
   p2p.reset();
   ctx.reset();
+}
+
+bool P2pEngine::purge_dead_comms(void* self) {
+  auto* e = static_cast<P2pEngine*>(self);
+  if (e->dead_comms_.empty()) return false;
+  for (uint64_t comm : e->dead_comms_) {
+    if (comm == e->last_comm_) {
+      e->last_comm_ = ~0ull;
+      e->last_queues_ = nullptr;
+    }
+    e->queues_.erase(comm);
+  }
+  e->dead_comms_.clear();
+  return false;
+}
+
+namespace {
+std::mutex g_hooks_mutex;
+std::vector<CommReleaseHook> g_hooks;
+}  // namespace
+
+void add_comm_release_hook(CommReleaseHook fn) {
+  std::lock_guard<std::mutex> g(g_hooks_mutex);
+  if (std::find(g_hooks.begin(), g_hooks.end(), fn) == g_hooks.end()) g_hooks.push_back(fn);
+}
+
+CommState::~CommState() {
+  if ((id >> 32) == 0 || !rt || !rt->ctx) return;  // split ids are (root + 1) << 32 | n
+  std::vector<CommReleaseHook> hooks;
+  {
+    std::lock_guard<std::mutex> g(g_hooks_mutex);
+    hooks = g_hooks;
+  }
+  std::lock_guard<engine::OptionalLock> g(rt->ctx->lock());
+  if (rt->p2p) rt->p2p->drop_comm(id);
+  for (CommReleaseHook fn : hooks) fn(*rt->ctx, id);
 }
 
 std::shared_ptr<CommState> CommState::make(std::shared_ptr<RuntimeState> rt, uint64_t id,

@@ -81,6 +81,10 @@ struct CommState {
   std::vector<int> world_of;        // comm rank -> world rank
   std::vector<int> rank_of_world;   // world rank -> comm rank, -1 if not a member
   bool freed = false;
+  // A communicator made by split has an id no later communicator reuses: when its last
+  // reference goes, the p2p engine and the models drop what they keep under that id
+  // (world and self objects share fixed ids and are skipped).
+  ~CommState();
   static std::shared_ptr<CommState> make(std::shared_ptr<RuntimeState> rt, uint64_t id,
                                          std::vector<int> members);
   int size() const { return static_cast<int>(world_of.size()); }
@@ -95,6 +99,12 @@ Request internal_isend(const std::shared_ptr<CommState>& c, const void* buf, siz
 Request internal_irecv(const std::shared_ptr<CommState>& c, void* buf, size_t count, Datatype dt,
                        int source, int tag);
 Status internal_probe(const CommState& c, int source, int tag);
+
+// Models above p2p register one function each (process-wide, before their first
+// communicator dies): called with the context lock held when a split communicator's
+// last reference goes, to drop their state kept under its id.
+using CommReleaseHook = void (*)(engine::Context& ctx, uint64_t comm_id);
+void add_comm_release_hook(CommReleaseHook fn);
 
 class P2pEngine {
  public:
@@ -127,6 +137,11 @@ class P2pEngine {
   // and through it the whole runtime, alive).
   void abandon_pending();
   Errc wait(RequestImpl* r, Deadline d = {});
+  // A dead communicator's queues: posted receives hold the communicator, so only
+  // messages nobody can receive any more remain; dropped with the entry at the next
+  // progress round (the last reference may go while a queue is being walked).
+  void drop_comm(uint64_t comm) { dead_comms_.push_back(comm); }
+  size_t comm_entries() const noexcept { return queues_.size(); }  // for leak tests
 
  private:
   static void on_eager(void* self, const fabric::FrameHeader& h, const std::byte* p);
@@ -136,6 +151,7 @@ class P2pEngine {
   static void on_fin(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_lost(void* self, int peer);
   static bool push_chunks(void* self);
+  static bool purge_dead_comms(void* self);
 
   CommQueues& queues(uint64_t comm);
   static bool matches(const RequestImpl* r, int src, int tag) {
@@ -160,6 +176,7 @@ class P2pEngine {
   uint64_t next_cookie_ = 1;
   std::vector<RequestImpl*> streaming_;   // copying rendezvous sends being chunked
   std::vector<RequestImpl*> pool_;
+  std::vector<uint64_t> dead_comms_;
 };
 
 }  // namespace interlace::p2p
