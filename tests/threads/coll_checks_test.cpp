@@ -141,7 +141,9 @@ TEST(CollCheck, EveryRankNamesTheValuesRanksDisagreeOn) {
     int v[2] = {r, r}, z[2] = {0, 0};
     m = error_of([&] { coll::allreduce(w, v, z, r == 0 ? 2 : 1, Datatype::int32, ReduceOp::sum); });
     EXPECT_TRUE(has(m, "count 2") && has(m, "count 1")) << m;
-    m = error_of([&] { coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, {r ? "ring" : ""}); });
+    coll::Options ring;
+    if (r) ring.algorithm = "ring";
+    m = error_of([&] { coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum, ring); });
     EXPECT_TRUE(has(m, "algorithm ring") && has(m, "differ in algorithm")) << m;
     // Every rank failed alike before the call's messages: the communicator works.
     coll::allreduce(w, &x, &y, 1, Datatype::int32, ReduceOp::sum);
