@@ -55,17 +55,43 @@ def cmd_info(argv: list[str]) -> int:
     except (RuntimeError, ValueError) as e:
         print(f"configuration: invalid: {e}")
         return 1
+    try:
+        _core.coll_check_config()  # INTERLACE_COLL's names: only the collective module knows them
+    except (RuntimeError, ValueError) as e:
+        print(f"configuration: invalid: {e}")
+        return 1
     print("configuration (INTERLACE_* in effect):")
     for k in sorted(cfg):
         print(f"  {k}={cfg[k]}")
-    # Variables the configuration does not cover (launcher-set ones, typos).
-    others = sorted(k for k in os.environ if k.startswith("INTERLACE_") and k not in cfg)
+    launcher = _core.launcher_variables()
+    print("set by the launcher for each rank (docs/configuration.md):")
+    for k in sorted(launcher):
+        print(f"  {k}={_shown(k)}  # {launcher[k]}")
+    print("read by the interlace-cc/-c++ wrappers and `interlace config`:")
+    for k in sorted(TOOL_VARIABLES):
+        print(f"  {k}={_shown(k)}  # {TOOL_VARIABLES[k]}")
+    # Anything else is not an interlace variable: most likely a typo.
+    known = set(cfg) | set(launcher) | set(TOOL_VARIABLES)
+    others = sorted(k for k in os.environ if k.startswith("INTERLACE_") and k not in known)
     if others:
-        print("other INTERLACE_* in the environment:")
+        print("unknown INTERLACE_* in the environment (typos?):")
         for k in others:
-            shown = "(set)" if k == "INTERLACE_SECRET" else os.environ[k]
-            print(f"  {k}={shown}")
+            print(f"  {k}={os.environ[k]}")
     return 0
+
+
+# Variables of the Python tools, not of the library (docs/configuration.md).
+TOOL_VARIABLES = {
+    "INTERLACE_CC": "C compiler of interlace-cc (default cc)",
+    "INTERLACE_CXX": "C++ compiler of interlace-c++ (default c++)",
+    "INTERLACE_PREFIX": "install prefix interlace config reports (default: this environment's)",
+}
+
+
+def _shown(name: str) -> str:
+    if name not in os.environ:
+        return "(unset)"
+    return "(set)" if name == "INTERLACE_SECRET" else os.environ[name]
 
 
 def cmd_config(argv: list[str]) -> int:

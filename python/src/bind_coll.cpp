@@ -8,11 +8,13 @@
 #include <string>
 #include <vector>
 
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bind_p2p_support.hpp"
 #include "interlace/coll/coll.hpp"
+#include "interlace/core/config.hpp"
 
 namespace interlace::python {
 
@@ -404,6 +406,12 @@ void bind_coll(nb::module_& m) {
     python_registered().clear();
   }, "Drops every algorithm registered from Python (called at interpreter exit).");
   m.def("coll_describe", &coll::describe, "Collective algorithms and the selection rules in effect.");
+  m.def(
+      "coll_check_config", [] { coll::check_rules(Config::from_env().coll_rules); },
+      "Checks INTERLACE_COLL's collective and algorithm names (Config checks only its syntax); raises "
+      "on an unknown one.");
+  m.def("launcher_variables", &Config::launcher_variables,
+        "INTERLACE_* variables the launcher sets for each rank, with their meaning.");
   m.def("coll_algorithms", [](const std::string& kind) {
     auto k = coll::kind_from_name(kind);
     if (!k) throw nb::value_error(("unknown collective " + kind).c_str());

@@ -1,9 +1,11 @@
 // The collective entry points: check arguments (naming bad values), resolve
 // IN_PLACE, pick the algorithm, build its schedule and launch it.
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <string>
 
+#include "coll/check.hpp"
 #include "coll/compression.hpp"
 #include "coll/executor.hpp"
 #include "coll/registry.hpp"
@@ -15,6 +17,11 @@ namespace interlace::coll {
 namespace {
 
 using Keep = std::vector<std::shared_ptr<void>>;
+
+// No process addresses more than 2^48 bytes on the machines interlace runs on (x86-64
+// and AArch64 user space is 2^47-2^48; 5-level paging allows more, no node has the
+// memory): a buffer claimed larger can only be a bad count.
+constexpr size_t kMaxBufferBytes = size_t{1} << 48;
 
 struct Call {
   const std::shared_ptr<groups::CommState>* comm;
@@ -59,6 +66,40 @@ std::vector<size_t> check_counts(const Call& c, Counts v, const char* what) {
   return {v.begin(), v.end()};
 }
 
+// Counts are checked before anything is allocated or sent, from the arguments alone,
+// so every rank that passed the same values refuses them the same way and the
+// communicator stays usable. Without this a count whose byte size overflowed size_t
+// (2^62 doubles) became a tiny buffer and every rank crashed, and a huge one failed
+// to allocate on some ranks while the others waited for them forever.
+[[noreturn]] void too_large(const Call& c, const std::string& what) {
+  throw_error(Errc::invalid_count, std::string(c.name) + ": " + what + " exceeds the " +
+                                       std::to_string(kMaxBufferBytes) +
+                                       " bytes (2^48) a process can address");
+}
+
+// Bytes of `count` elements times `times` (ranks), refused when beyond kMaxBufferBytes.
+size_t checked_bytes(const Call& c, size_t count, size_t times, const char* what) {
+  const size_t limit = kMaxBufferBytes / c.a.esize;
+  if (count > limit || (times > 1 && count > limit / times))
+    too_large(c, std::string(what) + " " + std::to_string(count) + " of " +
+                     std::string(datatype_name(c.a.dt)) +
+                     (times > 1 ? " times " + std::to_string(times) + " ranks" : std::string()));
+  return count * times * c.a.esize;
+}
+
+// A vector layout: every block [displs[i], displs[i] + counts[i]) must be addressable.
+void check_layout(const Call& c, const std::vector<size_t>& counts, const std::vector<size_t>& displs,
+                  const char* cname, const char* dname) {
+  const size_t limit = kMaxBufferBytes / c.a.esize;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (counts[i] > limit) too_large(c, std::string(cname) + at + " = " + std::to_string(counts[i]) + " elements");
+    if (i < displs.size() && displs[i] > limit - counts[i])
+      too_large(c, std::string(dname) + at + " + " + cname + at + " = " + std::to_string(displs[i]) + " + " +
+                       std::to_string(counts[i]) + " elements");
+  }
+}
+
 // An in-place input some algorithms would overwrite while still reading it: copy it.
 const void* private_copy(Call& c, const void* src, size_t bytes) {
   std::shared_ptr<std::byte[]> p(new std::byte[bytes ? bytes : 1]);
@@ -71,12 +112,20 @@ Request go(Call& c, const Options& o, size_t sel_bytes) {
   // A repeated call reuses its cached schedule (plan_cache.cpp); private copies of
   // in-place inputs and compressed messages differ per call, so those are built anew.
   const bool eligible = o.compression.empty() && c.keep.empty();
+  if ((*c.comm)->rt->ctx->config().coll_check) {
+    const Kind k = c.a.kind;
+    const bool rooted = k == Kind::bcast || k == Kind::reduce || k == Kind::scatter || k == Kind::scatterv ||
+                        k == Kind::gather || k == Kind::gatherv;
+    const bool uniform = (c.a.counts.empty() && c.a.rcounts.empty()) || k == Kind::reduce_scatter_block;
+    agree_on_call(*c.comm, c.a, o, c.check_op, rooted, uniform);
+  }
   if (Request r = reuse_plan(*c.comm, c.a, o.algorithm, eligible); !r.is_null()) return r;
   // A cached plan's op was checked when it was built; a new schedule's is checked here,
   // still before any message moves.
   if (c.check_op) c.a.op.check(c.a.dt);
   bool builtin = false;
-  const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm, &builtin);
+  const Algorithm alg = choose(c.a.kind, sel_bytes, c.a.size, c.a.op.commutative(), o.algorithm, &builtin,
+                               (*c.comm)->rt->ctx->config().coll_rules);
   auto s = std::make_shared<Schedule>(c.a.dt, c.a.op);
   if (!o.compression.empty()) s->set_compressor(find_compressor(o.compression, c.a.dt, c.name));
   alg.build(c.a, *s);
@@ -92,7 +141,7 @@ Request reducing(const Communicator& comm, Kind k, const void* sendbuf, void* re
   c.a.op = op;
   c.a.root = root;
   c.a.count = count;
-  const size_t bytes = count * c.a.esize;
+  const size_t bytes = checked_bytes(c, count, 1, "count");
   const bool receives = !root_only || c.a.rank == root;
   if (sendbuf == IN_PLACE) {
     if (!receives)
@@ -117,12 +166,13 @@ Request ibarrier(const Communicator& comm, const Options& o) {
 Request ibcast(const Communicator& comm, void* buf, size_t count, Datatype dt, int root, const Options& o) {
   Call c = begin(comm, Kind::bcast, dt, o);
   check_root(c, root);
+  const size_t bytes = checked_bytes(c, count, 1, "count");
   check_buf(c, buf, count, "buffer");
   c.a.root = root;
   c.a.count = count;
   c.a.recvbuf = buf;
   c.a.sendbuf = buf;
-  return go(c, o, count * c.a.esize);
+  return go(c, o, bytes);
 }
 
 Request ireduce(const Communicator& c, const void* s, void* r, size_t count, Datatype dt, const Op& op, int root,
@@ -146,6 +196,7 @@ Request iscatter(const Communicator& comm, const void* sendbuf, void* recvbuf, s
                  int root, const Options& o) {
   Call c = begin(comm, Kind::scatter, dt, o);
   check_root(c, root);
+  checked_bytes(c, count, static_cast<size_t>(c.a.size), "count");
   const size_t bb = count * c.a.esize;
   if (c.a.rank == root) {
     check_buf(c, sendbuf, count * c.a.size, "sendbuf");
@@ -168,6 +219,7 @@ Request iscatterv(const Communicator& comm, const void* sendbuf, Counts sendcoun
   if (c.a.rank == root) {
     c.a.counts = check_counts(c, sendcounts, "sendcounts");
     c.a.displs = check_counts(c, displs, "displs");
+    check_layout(c, c.a.counts, c.a.displs, "sendcounts", "displs");
     for (int i = 0; i < c.a.size; ++i) check_buf(c, sendbuf, c.a.counts[i], "sendbuf");
     if (recvbuf == IN_PLACE) {
       recvbuf = const_cast<std::byte*>(static_cast<const std::byte*>(sendbuf) + c.a.displs[root] * c.a.esize);
@@ -179,6 +231,7 @@ Request iscatterv(const Communicator& comm, const void* sendbuf, Counts sendcoun
   } else if (recvbuf == IN_PLACE) {
     throw_error(Errc::invalid_argument, "scatterv: IN_PLACE is only valid at the root");
   }
+  checked_bytes(c, recvcount, 1, "recvcount");
   check_buf(c, recvbuf, recvcount, "recvbuf");
   c.a.root = root;
   c.a.count = recvcount;
@@ -191,6 +244,7 @@ Request igather(const Communicator& comm, const void* sendbuf, void* recvbuf, si
                 const Options& o) {
   Call c = begin(comm, Kind::gather, dt, o);
   check_root(c, root);
+  checked_bytes(c, count, static_cast<size_t>(c.a.size), "count");
   const size_t bb = count * c.a.esize;
   if (c.a.rank == root) {
     check_buf(c, recvbuf, count * c.a.size, "recvbuf");
@@ -213,6 +267,7 @@ Request igatherv(const Communicator& comm, const void* sendbuf, size_t sendcount
   if (c.a.rank == root) {
     c.a.counts = check_counts(c, recvcounts, "recvcounts");
     c.a.displs = check_counts(c, displs, "displs");
+    check_layout(c, c.a.counts, c.a.displs, "recvcounts", "displs");
     for (int i = 0; i < c.a.size; ++i) check_buf(c, recvbuf, c.a.counts[i], "recvbuf");
     if (sendbuf == IN_PLACE) {
       sendbuf = static_cast<std::byte*>(recvbuf) + c.a.displs[root] * c.a.esize;
@@ -224,6 +279,7 @@ Request igatherv(const Communicator& comm, const void* sendbuf, size_t sendcount
   } else if (sendbuf == IN_PLACE) {
     throw_error(Errc::invalid_argument, "gatherv: IN_PLACE is only valid at the root");
   }
+  checked_bytes(c, sendcount, 1, "sendcount");
   check_buf(c, sendbuf, sendcount, "sendbuf");
   c.a.root = root;
   c.a.count = sendcount;
@@ -235,6 +291,7 @@ Request igatherv(const Communicator& comm, const void* sendbuf, size_t sendcount
 Request iallgather(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt,
                    const Options& o) {
   Call c = begin(comm, Kind::allgather, dt, o);
+  checked_bytes(c, count, static_cast<size_t>(c.a.size), "count");
   const size_t bb = count * c.a.esize;
   check_buf(c, recvbuf, count * c.a.size, "recvbuf");
   if (sendbuf == IN_PLACE) sendbuf = static_cast<std::byte*>(recvbuf) + c.a.rank * bb;
@@ -250,6 +307,7 @@ Request iallgatherv(const Communicator& comm, const void* sendbuf, size_t sendco
   Call c = begin(comm, Kind::allgatherv, dt, o);
   c.a.counts = check_counts(c, recvcounts, "recvcounts");
   c.a.displs = check_counts(c, displs, "displs");
+  check_layout(c, c.a.counts, c.a.displs, "recvcounts", "displs");
   for (int i = 0; i < c.a.size; ++i) check_buf(c, recvbuf, c.a.counts[i], "recvbuf");
   if (sendbuf == IN_PLACE) {
     sendbuf = static_cast<std::byte*>(recvbuf) + c.a.displs[c.a.rank] * c.a.esize;
@@ -274,7 +332,9 @@ Request reduce_scatter_common(const Communicator& comm, Kind k, const void* send
   c.a.op = op;
   c.a.counts = check_counts(c, counts, "recvcounts");
   c.a.displs.assign(c.a.size, 0);
-  for (int i = 1; i < c.a.size; ++i) c.a.displs[i] = c.a.displs[i - 1] + c.a.counts[i - 1];
+  for (int i = 1; i < c.a.size; ++i)  // saturating: check_layout refuses what does not fit
+    c.a.displs[i] = c.a.counts[i - 1] > SIZE_MAX - c.a.displs[i - 1] ? SIZE_MAX : c.a.displs[i - 1] + c.a.counts[i - 1];
+  check_layout(c, c.a.counts, c.a.displs, "recvcounts", "the sum of the recvcounts before it");
   const size_t total = c.a.displs.back() + c.a.counts.back();
   check_buf(c, recvbuf, sendbuf == IN_PLACE ? total : c.a.counts[c.a.rank], "recvbuf");
   if (sendbuf == IN_PLACE) sendbuf = private_copy(c, recvbuf, total * c.a.esize);
@@ -302,6 +362,7 @@ Request ireduce_scatter_block(const Communicator& comm, const void* sendbuf, voi
 Request ialltoall(const Communicator& comm, const void* sendbuf, void* recvbuf, size_t count, Datatype dt,
                   const Options& o) {
   Call c = begin(comm, Kind::alltoall, dt, o);
+  checked_bytes(c, count, static_cast<size_t>(c.a.size), "count");
   const size_t bb = count * c.a.esize;
   check_buf(c, recvbuf, count * c.a.size, "recvbuf");
   if (sendbuf == IN_PLACE) sendbuf = private_copy(c, recvbuf, bb * c.a.size);
@@ -317,6 +378,7 @@ Request ialltoallv(const Communicator& comm, const void* sendbuf, Counts sendcou
   Call c = begin(comm, Kind::alltoallv, dt, o);
   c.a.rcounts = check_counts(c, recvcounts, "recvcounts");
   c.a.rdispls = check_counts(c, rdispls, "rdispls");
+  check_layout(c, c.a.rcounts, c.a.rdispls, "recvcounts", "rdispls");
   size_t rextent = 0;
   for (int i = 0; i < c.a.size; ++i) {
     check_buf(c, recvbuf, c.a.rcounts[i], "recvbuf");
@@ -329,6 +391,7 @@ Request ialltoallv(const Communicator& comm, const void* sendbuf, Counts sendcou
   } else {
     c.a.counts = check_counts(c, sendcounts, "sendcounts");
     c.a.displs = check_counts(c, sdispls, "sdispls");
+    check_layout(c, c.a.counts, c.a.displs, "sendcounts", "sdispls");
   }
   for (int i = 0; i < c.a.size; ++i) check_buf(c, sendbuf, c.a.counts[i], "sendbuf");
   c.a.sendbuf = sendbuf;

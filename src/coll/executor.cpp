@@ -26,12 +26,45 @@ std::string Run::what() const {
   return std::string(kind_name(kind)) + " #" + std::to_string(seq) + " (" + algorithm + ")";
 }
 
+namespace {
+
+// A split communicator's id is never reused, so its sequence counter and cached plans
+// can only be dropped; kept, they cost ~100 bytes and more per communicator ever made.
+void release_comm(void* self, uint64_t id) {
+  auto& st = *static_cast<CollState*>(self);
+  bool lent = false;
+  for (auto it = st.plans.begin(); it != st.plans.end();) {
+    if ((*it)->key.comm != id) {
+      ++it;
+    } else if ((*it)->run->in_use.load(std::memory_order_acquire)) {
+      lent = true;  // cannot happen (a lent Run holds the communicator); keep its counter
+      ++it;
+    } else {
+      it = st.plans.erase(it);
+    }
+  }
+  if (!lent) st.seq.erase(id);
+}
+
+}  // namespace
+
+size_t CollState::comm_entries() const noexcept {
+  size_t n = seq.size();
+  for (const auto& p : plans)
+    if (!seq.count(p->key.comm)) ++n;  // a plan whose counter is gone would be a leak too
+  return n;
+}
+
 CollState& CollState::of(engine::Context& ctx) {
   auto& slot = ctx.model_state(engine::Context::Model::coll);
   if (!slot) {
+    // INTERLACE_COLL's syntax was checked by Config; its names only coll knows. Checked
+    // before the state exists, so every later call on this rank fails the same way.
+    check_rules(ctx.config().coll_rules);
     auto st = std::make_shared<CollState>(ctx);
-    st->segment_bytes = default_segment_bytes();
+    st->segment_bytes = ctx.config().coll_segment;
     ctx.add_progress_hook(&CollState::hook, st.get());
+    ctx.add_comm_free_listener(&release_comm, st.get());
     slot = st;
   }
   return *static_cast<CollState*>(slot.get());
@@ -216,6 +249,23 @@ bool check_mismatch(Run& r) {
         return true;
       }
     }
+  }
+  // A message of this very call that this rank's schedule will never receive (the
+  // sender counted more messages to us than we expect from it): the ranks disagree on
+  // the root, the count or the algorithm. Without this a bcast with a different root
+  // per rank waited forever on a rendezvous send nobody would match.
+  const int n = r.comm->size();
+  for (int p = 0; p < n; ++p) {
+    if (p == r.comm->rank) continue;
+    const int sub = r.sched->recvs_from(p);
+    Status st;
+    if (!p2p::internal_iprobe_world(*r.comm, r.comm->world_of[p], message_tag(r.kind, r.seq, sub), &st)) continue;
+    r.error = std::make_exception_ptr(Error(
+        Errc::protocol, "collective mismatch: rank " + std::to_string(p) + " sent more messages for " + r.what() +
+                            " than the " + std::to_string(sub) + " this rank expects from it: the ranks disagree on the root, the count or the algorithm "
+                            "(INTERLACE_COLL_CHECK=1 names the differing values)"));
+    abandon(r);
+    return true;
   }
   return false;
 }

@@ -82,9 +82,12 @@ struct CollState {
   std::unordered_map<uint64_t, uint32_t> seq;  // communicator id -> next sequence number
   std::vector<std::unique_ptr<Plan>> plans;    // small: a linear scan beats hashing
   uint64_t plan_clock = 0;
-  // INTERLACE_COLL_SEGMENT, read once per rank (getenv on every call cost ~100 ns).
+  // INTERLACE_COLL_SEGMENT (Config::coll_segment), copied here: read on every call.
   size_t segment_bytes = 64 * 1024;
   static CollState& of(engine::Context& ctx);
+  // Communicator ids this rank keeps state for (sequence counters, plans): returns to
+  // its value before a communicator was made once that communicator is gone.
+  size_t comm_entries() const noexcept;
   static bool hook(void* self);
 };
 
@@ -97,14 +100,13 @@ Request launch(const std::shared_ptr<groups::CommState>& c, std::shared_ptr<Sche
                std::string algorithm, std::vector<std::shared_ptr<void>> keep = {});
 
 // The plan cache (plan_cache.cpp). reuse_plan resolves a.segment_bytes (0: this
-// rank's INTERLACE_COLL_SEGMENT) and, for an eligible call whose plan is cached and
+// rank's Config::coll_segment) and, for an eligible call whose plan is cached and
 // idle, starts it; otherwise it returns a null Request and the caller builds the
 // schedule, then launch_cached runs it and keeps it for the next call when it can.
 Request reuse_plan(const std::shared_ptr<groups::CommState>& c, Args& a, const std::string& requested,
                    bool eligible);
 Request launch_cached(const std::shared_ptr<groups::CommState>& c, const Args& a, const std::string& requested,
                       std::shared_ptr<Schedule> s, std::string algorithm);
-size_t default_segment_bytes();  // INTERLACE_COLL_SEGMENT or 64 KiB
 
 // Advances as far as possible without waiting; true if any step moved.
 bool advance(Run& r);

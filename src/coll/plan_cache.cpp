@@ -6,7 +6,6 @@
 // write every scratch byte before reading it, so a schedule can run again as is.
 // User builders (C++ or Python) run on every call, as documented.
 #include <algorithm>
-#include <cstdlib>
 #include <mutex>
 
 #include "coll/executor.hpp"
@@ -106,12 +105,6 @@ std::unique_ptr<Plan>* free_slot(CollState& st) {
 }
 
 }  // namespace
-
-size_t default_segment_bytes() {
-  if (const char* e = std::getenv("INTERLACE_COLL_SEGMENT"))
-    return std::max<size_t>(1, std::strtoull(e, nullptr, 10));
-  return 64 * 1024;
-}
 
 Request reuse_plan(const std::shared_ptr<groups::CommState>& c, Args& a, const std::string& requested,
                    bool eligible) {

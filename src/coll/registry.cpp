@@ -7,7 +7,6 @@
 // an inclusive communicator-size range.
 #include <algorithm>
 #include <atomic>
-#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -163,9 +162,8 @@ std::vector<Rule> parse_rules(Registry& r, const std::string& text) {
   return out;
 }
 
-const std::vector<Rule>& env_rules(Registry& r) {
-  const char* e = std::getenv("INTERLACE_COLL");
-  const std::string text = e ? e : "";
+// Parsed once per distinct text (every rank of a job has the same).
+const std::vector<Rule>& env_rules(Registry& r, const std::string& text) {
   if (text != r.env_text) {
     r.env_rules = parse_rules(r, text);
     r.env_text = text;
@@ -177,8 +175,8 @@ bool matches(const Rule& rule, Kind k, size_t bytes, int n) {
   return rule.kind == k && bytes >= rule.lo && bytes < rule.hi && n >= rule.nlo && n <= rule.nhi;
 }
 
-const Algorithm* by_table(Registry& r, Kind k, size_t bytes, int n) {
-  for (const Rule& rule : env_rules(r))
+const Algorithm* by_table(Registry& r, Kind k, size_t bytes, int n, const std::string& rules) {
+  for (const Rule& rule : env_rules(r, rules))
     if (matches(rule, k, bytes, n))
       if (const Algorithm* a = find(r, k, rule.algorithm)) return a;
   for (const Rule& rule : kDefaults)
@@ -253,6 +251,11 @@ Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::strin
 }
 
 Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::string& requested, bool* builtin) {
+  return choose(k, bytes, n, commutative, requested, builtin, Config::from_env().coll_rules);
+}
+
+Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::string& requested, bool* builtin,
+                 const std::string& rules) {
   Registry& r = registry();
   std::lock_guard<std::mutex> g(r.m);
   const Algorithm* a = nullptr;
@@ -271,7 +274,7 @@ Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::strin
                                               "rank-ordered algorithms");
     return pick(a);
   }
-  a = by_table(r, k, bytes, n);
+  a = by_table(r, k, bytes, n, rules);
   if (a && !commutative && !a->keeps_order) {
     a = nullptr;
     for (const Algorithm& b : r.algos)
@@ -282,6 +285,13 @@ Algorithm choose(Kind k, size_t bytes, int n, bool commutative, const std::strin
 }
 
 std::string select(Kind k, size_t bytes, int n) { return choose(k, bytes, n, true, "").name; }
+
+void check_rules(const std::string& rules) {
+  check_coll_rules_syntax(rules);  // the same message a Context gives for bad syntax
+  Registry& r = registry();
+  std::lock_guard<std::mutex> g(r.m);
+  parse_rules(r, rules);
+}
 
 std::string describe() {
   Registry& r = registry();
@@ -295,14 +305,13 @@ std::string describe() {
       if (a.kind == k) o << "    " << a.name << (a.keeps_order ? " *" : "") << "  " << a.about << "\n";
   }
   o << "selection rules in effect (first match wins; sizes in bytes, hi exclusive)\n";
-  const char* e = std::getenv("INTERLACE_COLL");
   try {
-    for (const Rule& rule : env_rules(r))
+    for (const Rule& rule : env_rules(r, Config::from_env().coll_rules))
       o << "  INTERLACE_COLL  " << kind_name(rule.kind) << ":" << range(rule.lo, rule.hi) << ":" << rule.nlo
         << "-" << (rule.nhi == std::numeric_limits<int>::max() ? std::string("inf") : std::to_string(rule.nhi))
         << ":@" << rule.algorithm << "\n";
   } catch (const Error& err) {
-    o << "  INTERLACE_COLL=" << (e ? e : "") << " is invalid: " << err.what() << "\n";
+    o << "  INTERLACE_COLL is invalid: " << err.what() << "\n";
   }
   for (const Rule& rule : kDefaults)
     o << "  default         " << kind_name(rule.kind) << ":" << range(rule.lo, rule.hi) << ":" << rule.nlo

@@ -16,6 +16,9 @@ Algorithm choose(Kind k, size_t bytes, int comm_size, bool commutative, const st
 // pure function of Args, so its schedules may be cached and reused).
 Algorithm choose(Kind k, size_t bytes, int comm_size, bool commutative, const std::string& requested,
                  bool* builtin);
+// As above under the given INTERLACE_COLL rules (a Context's Config::coll_rules).
+Algorithm choose(Kind k, size_t bytes, int comm_size, bool commutative, const std::string& requested,
+                 bool* builtin, const std::string& rules);
 // Changes whenever an algorithm is registered or removed (cached plans go stale).
 uint64_t registry_generation() noexcept;
 

@@ -3,11 +3,13 @@
 // obvious from the message alone.
 #include "interlace/core/config.hpp"
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 #include "interlace/core/error.hpp"
 #include "interlace/core/log.hpp"
@@ -57,7 +59,62 @@ std::string fmt_double(double x) {
   return os.str();
 }
 
+void check_rule(const std::string& rule) {
+  auto bad_rule = [&](const std::string& why) {
+    throw_error(Errc::invalid_argument, "INTERLACE_COLL: rule '" + rule + "': " + why +
+                                            " (syntax: collective:[lo-hi:][nlo-nhi:]@algorithm)");
+  };
+  std::vector<std::string> f;
+  size_t start = 0;
+  for (size_t i = 0; i <= rule.size(); ++i)
+    if (i == rule.size() || rule[i] == ':') {
+      f.push_back(rule.substr(start, i - start));
+      start = i + 1;
+    }
+  if (f.size() < 2 || f.size() > 4) bad_rule("expected 2 to 4 ':'-separated fields");
+  auto is_name = [](const std::string& s) {
+    if (s.empty()) return false;
+    for (char ch : s)
+      if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_' && ch != '-' && ch != '.') return false;
+    return true;
+  };
+  if (!is_name(f[0])) bad_rule("'" + f[0] + "' is not a collective name");
+  if (f.back().size() < 2 || f.back()[0] != '@' || !is_name(f.back().substr(1)))
+    bad_rule("the last field must be @algorithm");
+  for (size_t i = 1; i + 1 < f.size(); ++i) {
+    const auto dash = f[i].find('-');
+    if (dash == std::string::npos) bad_rule("range '" + f[i] + "' lacks '-'");
+    const std::string lo = f[i].substr(0, dash), hi = f[i].substr(dash + 1);
+    if (i == 1) {  // byte range; hi may be "inf"
+      try {
+        parse_size(lo, "INTERLACE_COLL size");
+        if (hi != "inf") parse_size(hi, "INTERLACE_COLL size");
+      } catch (const Error&) {
+        bad_rule("bad size range '" + f[i] + "'");
+      }
+      continue;
+    }
+    // The communicator-size range: integers, hi may be "inf".
+    auto is_int = [](const std::string& s) {
+      if (s.empty() || s.size() > 9) return false;
+      for (char ch : s)
+        if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
+      return true;
+    };
+    if (!is_int(lo) || (hi != "inf" && !is_int(hi))) bad_rule("bad communicator-size range '" + f[i] + "'");
+  }
+}
+
 }  // namespace
+
+void check_coll_rules_syntax(const std::string& text) {
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i)
+    if (i == text.size() || text[i] == '#') {
+      if (i > start) check_rule(text.substr(start, i - start));
+      start = i + 1;
+    }
+}
 
 size_t parse_size(const std::string& text, const char* what) {
   auto fail = [&]() -> size_t {
@@ -87,6 +144,14 @@ size_t parse_size(const std::string& text, const char* what) {
   if (shift && value > (std::numeric_limits<size_t>::max() >> shift)) return fail();
   if (value > std::numeric_limits<size_t>::max()) return fail();
   return static_cast<size_t>(value) << shift;
+}
+
+std::string log_level_from_env() {
+  const char* v = env_value("INTERLACE_LOG");
+  if (!v) return "";
+  log::Level l;
+  if (!log::parse_level(v, &l)) bad("INTERLACE_LOG", v, "error, warn, info, debug or trace");
+  return v;
 }
 
 Config Config::from_env() {
@@ -125,11 +190,16 @@ Config Config::from_env() {
   if (const char* v = env_value("INTERLACE_TIMEOUT"))
     c.op_timeout_s = parse_seconds("INTERLACE_TIMEOUT", v, true);
   if (const char* v = env_value("INTERLACE_TCP_ADDR")) c.tcp_interface = v;
-  if (const char* v = env_value("INTERLACE_LOG")) {
-    log::Level l;
-    if (!log::parse_level(v, &l)) bad("INTERLACE_LOG", v, "error, warn, info, debug or trace");
-    c.log_level = v;
+  if (std::string v = log_level_from_env(); !v.empty()) c.log_level = v;
+  if (const char* v = env_value("INTERLACE_COLL")) {
+    check_coll_rules_syntax(v);
+    c.coll_rules = v;
   }
+  if (const char* v = env_value("INTERLACE_COLL_SEGMENT")) {
+    c.coll_segment = parse_size(v, "INTERLACE_COLL_SEGMENT");
+    if (c.coll_segment < kMinCollSegment) bad("INTERLACE_COLL_SEGMENT", v, "a size of at least 1k");
+  }
+  if (const char* v = env_value("INTERLACE_COLL_CHECK")) c.coll_check = parse_bool("INTERLACE_COLL_CHECK", v);
   return c;
 }
 
@@ -147,7 +217,27 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_TIMEOUT", fmt_double(op_timeout_s)},
       {"INTERLACE_TCP_ADDR", tcp_interface.empty() ? "(hostname's address)" : tcp_interface},
       {"INTERLACE_LOG", log_level},
+      {"INTERLACE_COLL", coll_rules.empty() ? "(built-in rules)" : coll_rules},
+      {"INTERLACE_COLL_SEGMENT", std::to_string(coll_segment)},
+      {"INTERLACE_COLL_CHECK", coll_check ? "1" : "0"},
   };
+}
+
+const std::map<std::string, std::string>& Config::launcher_variables() {
+  // Kept in step with bootstrap::Environment::detect and docs/configuration.md.
+  static const std::map<std::string, std::string> vars = {
+      {"INTERLACE_RANK", "this process's rank"},
+      {"INTERLACE_SIZE", "number of ranks"},
+      {"INTERLACE_LOCAL_RANK", "rank among the ranks of this host"},
+      {"INTERLACE_LOCAL_SIZE", "number of ranks on this host"},
+      {"INTERLACE_JOB_ID", "job id (names files and shm segments)"},
+      {"INTERLACE_SECRET",
+       "job secret: random per job from interlace run; unset: job:<job id> (keeps jobs apart, "
+       "not a secret), empty for a singleton"},
+      {"INTERLACE_STORE", "rendezvous store URL"},
+      {"INTERLACE_HOST", "name of this rank's host group"},
+  };
+  return vars;
 }
 
 }  // namespace interlace

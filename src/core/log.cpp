@@ -2,6 +2,11 @@
 // sharing a terminal never interleave mid-line.
 #include "interlace/core/log.hpp"
 
+#include <exception>
+#include <string>
+
+#include "interlace/core/config.hpp"
+
 #include <unistd.h>
 
 #include <cerrno>
@@ -29,14 +34,17 @@ const char* level_name(Level l) {
   return "?";
 }
 
+// Config parses INTERLACE_LOG (the contract: one parser per variable); here an invalid
+// value is only a warning, as there is no caller yet to raise an error to.
 struct EnvLevel {
   EnvLevel() {
-    const char* v = std::getenv("INTERLACE_LOG");
-    if (!v || !*v) return;
-    Level l;
-    if (parse_level(v, &l)) set_level(l);
-    else write(Level::warn, std::string("ignoring INTERLACE_LOG='") + v +
-                                "': expected error, warn, info, debug or trace");
+    try {
+      const std::string v = log_level_from_env();
+      Level l;
+      if (!v.empty() && parse_level(v, &l)) set_level(l);
+    } catch (const std::exception& e) {
+      write(Level::warn, std::string("ignoring ") + e.what());
+    }
   }
 };
 EnvLevel g_env_level;

@@ -26,10 +26,9 @@ uint64_t CommState::new_child_id() const {
   return (static_cast<uint64_t>(rt->ctx->rank()) + 1) << 32 | rt->ctx->next_local_id();
 }
 
-void CommState::release() {
-  if (freed) return;
-  freed = true;
-  if (rt && rt->ctx) rt->ctx->notify_comm_freed(id);
+CommState::~CommState() {
+  if ((id >> 32) == 0 || !rt || !rt->ctx) return;  // created ids are (root + 1) << 32 | n
+  rt->ctx->notify_comm_freed(id);
 }
 
 }  // namespace interlace::groups

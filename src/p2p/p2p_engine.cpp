@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 #include "interlace/core/tsan.hpp"
 #include "interlace/core/log.hpp"
@@ -25,6 +26,8 @@ P2pEngine::P2pEngine(engine::Context& ctx)
   ctx.set_handler(fabric::kKindP2pFin, &P2pEngine::on_fin, this);
   ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
   ctx.add_progress_hook(&P2pEngine::push_chunks, this);
+  ctx.add_progress_hook(&P2pEngine::purge_dead_comms, this);
+  ctx.add_comm_free_listener(&P2pEngine::on_comm_freed, this);
 }
 
 RequestImpl* P2pEngine::new_request(RequestImpl::Op op) {
@@ -417,6 +420,20 @@ void P2pEngine::abandon_pending() {
 
 P2pEngine::~P2pEngine() {
   for (RequestImpl* r : pool_) delete r;
+}
+
+bool P2pEngine::purge_dead_comms(void* self) {
+  auto* e = static_cast<P2pEngine*>(self);
+  if (e->dead_comms_.empty()) return false;
+  for (uint64_t comm : e->dead_comms_) {
+    if (comm == e->last_comm_) {
+      e->last_comm_ = ~0ull;
+      e->last_queues_ = nullptr;
+    }
+    e->queues_.erase(comm);
+  }
+  e->dead_comms_.clear();
+  return false;
 }
 
 

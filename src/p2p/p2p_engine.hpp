@@ -106,6 +106,11 @@ class P2pEngine {
   // and through it the whole runtime, alive).
   void abandon_pending();
   Errc wait(RequestImpl* r, Deadline d = {});
+  // A dead communicator's queues: posted receives hold the communicator, so only
+  // messages nobody can receive any more remain; dropped with the entry at the next
+  // progress round (the last reference may go while a queue is being walked).
+  void drop_comm(uint64_t comm) { dead_comms_.push_back(comm); }
+  size_t comm_entries() const noexcept { return queues_.size(); }  // for leak tests
 
  private:
   static void on_eager(void* self, const fabric::FrameHeader& h, const std::byte* p);
@@ -115,6 +120,8 @@ class P2pEngine {
   static void on_fin(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_lost(void* self, int peer);
   static bool push_chunks(void* self);
+  static bool purge_dead_comms(void* self);
+  static void on_comm_freed(void* self, uint64_t comm) { static_cast<P2pEngine*>(self)->drop_comm(comm); }
 
   CommQueues& queues(uint64_t comm);
   static bool matches(const RequestImpl* r, int src, int tag) {
@@ -139,6 +146,7 @@ class P2pEngine {
   uint64_t next_cookie_ = 1;
   std::vector<RequestImpl*> streaming_;   // copying rendezvous sends being chunked
   std::vector<RequestImpl*> pool_;
+  std::vector<uint64_t> dead_comms_;
 };
 
 }  // namespace interlace::p2p

@@ -15,7 +15,8 @@ namespace {
 const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_SHM_RING_BYTES",
                        "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_YIELD", "INTERLACE_PROGRESS",
                        "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
-                       "INTERLACE_TCP_ADDR", "INTERLACE_LOG"};
+                       "INTERLACE_TCP_ADDR", "INTERLACE_LOG", "INTERLACE_COLL", "INTERLACE_COLL_SEGMENT",
+                       "INTERLACE_COLL_CHECK"};
 
 // Clears every variable before and after each test so tests do not leak settings.
 class CoreConfig : public ::testing::Test {
@@ -129,6 +130,48 @@ TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
   expect_bad("INTERLACE_TIMEOUT", "-1");
   expect_bad("INTERLACE_TIMEOUT", "inf");
   expect_bad("INTERLACE_LOG", "loud");
+}
+
+TEST_F(CoreConfig, CollSegmentIsASizeOfAtLeast1k) {
+  EXPECT_EQ(Config::from_env().coll_segment, 65536u);
+  setenv("INTERLACE_COLL_SEGMENT", "64k", 1);  // was read with strtoull: 64 bytes
+  EXPECT_EQ(Config::from_env().coll_segment, 65536u);
+  setenv("INTERLACE_COLL_SEGMENT", "1k", 1);
+  EXPECT_EQ(Config::from_env().coll_segment, 1024u);
+  setenv("INTERLACE_COLL_SEGMENT", "", 1);  // empty is unset, as for every variable
+  EXPECT_EQ(Config::from_env().coll_segment, 65536u);
+  // Each of these became a 1-byte segment (a 1 MiB bcast on 4 ranks ran for minutes).
+  for (const char* v : {"0", "abc", "512", "1023", "64q", "-4k"}) expect_bad("INTERLACE_COLL_SEGMENT", v);
+  EXPECT_NE(Config::from_env().describe().count("INTERLACE_COLL_SEGMENT"), 0u);
+}
+
+TEST_F(CoreConfig, CollRulesSyntaxIsChecked) {
+  setenv("INTERLACE_COLL", "allreduce:0-4k:@ring#allreduce:4k-inf:2-3:@rabenseifner#bcast:@binomial", 1);
+  EXPECT_EQ(Config::from_env().coll_rules,
+            "allreduce:0-4k:@ring#allreduce:4k-inf:2-3:@rabenseifner#bcast:@binomial");
+  // Names are coll's to check: any well-formed name passes here.
+  setenv("INTERLACE_COLL", "allreduce:@nosuch", 1);
+  EXPECT_NO_THROW(Config::from_env());
+  for (const char* v : {"garbage", "allreduce:0-4k", "allreduce:ring", "allreduce:0-4k:@", "allreduce:zero-4k:@ring",
+                        "allreduce:0+4k:@ring", "allreduce:0-4k:2-x:@ring", "a:b:c:d:@e", ":@ring"})
+    expect_bad("INTERLACE_COLL", v);
+  EXPECT_EQ(Config::from_env().describe().at("INTERLACE_COLL"), "(built-in rules)");
+}
+
+TEST_F(CoreConfig, CollCheckIsABoolean) {
+  EXPECT_FALSE(Config::from_env().coll_check);
+  setenv("INTERLACE_COLL_CHECK", "1", 1);
+  EXPECT_TRUE(Config::from_env().coll_check);
+  EXPECT_EQ(Config::from_env().describe().at("INTERLACE_COLL_CHECK"), "1");
+  expect_bad("INTERLACE_COLL_CHECK", "maybe");
+}
+
+TEST_F(CoreConfig, LauncherVariablesAreListed) {
+  const auto& v = Config::launcher_variables();
+  for (const char* name : {"INTERLACE_RANK", "INTERLACE_SIZE", "INTERLACE_LOCAL_RANK", "INTERLACE_LOCAL_SIZE",
+                           "INTERLACE_JOB_ID", "INTERLACE_SECRET", "INTERLACE_STORE", "INTERLACE_HOST"})
+    EXPECT_NE(v.count(name), 0u) << name;
+  for (const auto& [name, meaning] : Config::from_env().describe()) EXPECT_EQ(v.count(name), 0u) << name;
 }
 
 TEST(CoreLog, LevelsAndFormat) {

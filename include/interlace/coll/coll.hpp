@@ -162,6 +162,12 @@ void combine(void* inout, const void* in, size_t count, Datatype dt, const Op& o
 // The selection in effect: algorithms per collective and rules, for `interlace info`.
 std::string describe();
 // The algorithm the table picks for (kind, bytes, comm size) with a commutative op.
+// describe() and select() read INTERLACE_COLL through Config::from_env() now; a
+// rank's collectives use the rules of its Context's Config.
 std::string select(Kind k, size_t bytes, int comm_size);
+// Checks INTERLACE_COLL-style rules against the collectives and the algorithms
+// registered now; throws Error(invalid_argument) naming the rule (a rank does this
+// when it starts using collectives, `interlace info` does it too).
+void check_rules(const std::string& rules);
 
 }  // namespace interlace::coll

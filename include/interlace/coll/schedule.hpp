@@ -134,6 +134,10 @@ class Schedule {
     Deps deps;
   };
   const std::vector<Step>& step_list() const noexcept { return steps_; }
+  // Messages this schedule receives from `peer` (their subs are 0 .. n-1).
+  int recvs_from(int peer) const noexcept {
+    return peer >= 0 && static_cast<size_t>(peer) < recvs_from_.size() ? recvs_from_[peer] : 0;
+  }
   void set_compressor(std::shared_ptr<const Compressor> c) { compressor_ = std::move(c); }
   const Compressor* compressor() const noexcept { return compressor_.get(); }
 

@@ -31,12 +31,34 @@ struct Config {
   double op_timeout_s = 0.0;          // INTERLACE_TIMEOUT: 0 = wait forever (lost peers still detected)
   std::string tcp_interface;          // INTERLACE_TCP_ADDR: address to listen on (default: hostname's)
   std::string log_level = "warn";     // INTERLACE_LOG: error|warn|info|debug|trace
+  // Collectives (docs/collectives.md). INTERLACE_COLL: selection rules, syntax checked
+  // here, collective and algorithm names checked by coll when a rank starts using it
+  // (only coll knows them; coll::check_rules). INTERLACE_COLL_SEGMENT: pipelining unit,
+  // at least 1 KiB (smaller segments made a 1 MiB bcast take minutes).
+  std::string coll_rules;             // INTERLACE_COLL
+  size_t coll_segment = 64 * 1024;    // INTERLACE_COLL_SEGMENT
+  bool coll_check = false;            // INTERLACE_COLL_CHECK: ranks agree on each call first
 
   // Reads the process environment; throws Error(invalid_argument) on bad values.
   static Config from_env();
   // Every INTERLACE_* variable with its effective value, for `interlace info`.
   std::map<std::string, std::string> describe() const;
+  // Variables the launcher sets for each rank (read by bootstrap::Environment, not
+  // tunables): name -> meaning, for `interlace info` and the documentation check.
+  static const std::map<std::string, std::string>& launcher_variables();
 };
+
+// INTERLACE_LOG alone, for logging before any Context has read its Config: the
+// value ("" when unset); throws Error(invalid_argument) like from_env when invalid.
+std::string log_level_from_env();
+
+// Smallest INTERLACE_COLL_SEGMENT accepted.
+inline constexpr size_t kMinCollSegment = 1024;
+
+// Checks the syntax of INTERLACE_COLL rules (rule ('#' rule)*, rule =
+// collective ':' [lo '-' hi ':'] [nlo '-' nhi ':'] '@' algorithm); throws
+// Error(invalid_argument) naming the rule. Names are coll's to check.
+void check_coll_rules_syntax(const std::string& text);
 
 // Parses "64k", "4M", "1g", "123" into bytes; throws naming `what` on failure.
 size_t parse_size(const std::string& text, const char* what);

@@ -5,7 +5,10 @@
 //    state in Context::model_state and find it from here.
 //  - CommState: one per communicator handle family (dup/split create new ones): its
 //    id (unique in the job), this rank's rank and the rank translation tables.
-//    Models register on_free callbacks to drop per-communicator state when it is freed.
+//    A communicator made by split/dup has an id no later communicator reuses: when
+//    its last reference goes, every model that registered with the Context
+//    (Context::add_comm_free_listener) drops what it keeps under that id (world and
+//    self share fixed ids and are skipped).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -33,6 +36,7 @@ struct CommState {
   std::vector<int> rank_of_world;   // world rank -> comm rank, -1 if not a member
   bool freed = false;
 
+  ~CommState();
   static std::shared_ptr<CommState> make(std::shared_ptr<RuntimeState> rt, uint64_t id,
                                          std::vector<int> members);
   int size() const { return static_cast<int>(world_of.size()); }
@@ -40,9 +44,9 @@ struct CommState {
   // A fresh id for a communicator this rank creates for a group: (this rank's world
   // rank + 1) << 32 | a per-rank counter, unique in the job without any agreement.
   uint64_t new_child_id() const;
-  // Marks the communicator freed and tells every model that registered with the
-  // Context (Context::add_comm_free_listener) to drop its state for this id.
-  void release();
+  // Communicator::free: later calls on this handle family raise invalid_comm. The
+  // models' state goes when the last reference does (requests may still hold one).
+  void release() { freed = true; }
 };
 
 }  // namespace interlace::groups
