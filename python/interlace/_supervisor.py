@@ -2,6 +2,12 @@
 its output, watches for failures and timeouts, stops the survivors, and
 cleans up the store and shared-memory leftovers.
 
+Ranks die with the launcher even when it is killed with SIGKILL: each rank is
+started through _rank_exec.py, which arms the parent-death signal before
+exec, and a watchdog process (_watchdog.py) that outlives the launcher kills
+the rank groups and removes the job's segments and store directory when the
+launcher vanishes without cleaning up.
+
 Exit status of the job: 0 when every rank exits 0; otherwise the first failing
 rank's status (128 + signal number for a signal, 124 for --timeout).
 """
@@ -19,6 +25,13 @@ import time
 
 from . import launcher
 from .launcher import Options, RankPlan
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+RANK_EXEC = os.path.join(_HERE, "_rank_exec.py")
+WATCHDOG = os.path.join(_HERE, "_watchdog.py")
+# -I -S: the helpers need only the standard library; skipping site and the
+# user's PYTHON* variables keeps their start fast and predictable.
+HELPER_PY = [sys.executable, "-I", "-S"]
 
 POLL_S = 0.02
 TERM_WAIT_S = 2.0  # SIGTERM, then SIGKILL after this long
@@ -83,6 +96,9 @@ class Job:
         self.failed_rank: int | None = None
         self.exit_status = 0
         self.stopping = False
+        self.watchdog: subprocess.Popen | None = None
+        self.watch_pipe = None  # write end; only the launcher holds it
+        self.reaped: set[int] = set()
 
     # -- setup ------------------------------------------------------------
     def _open_store(self) -> str:
@@ -99,6 +115,45 @@ class Job:
         self.store_server = TcpStoreServer("0.0.0.0", 0, self.secret)
         return f"tcp://{addr}:{self.store_server.port}"
 
+    def _start_watchdog(self) -> None:
+        """Without a watchdog the job still runs; only cleanup after a SIGKILL
+        of the launcher is lost, so a failure here is a warning."""
+        r, w = os.pipe()
+        try:
+            self.watchdog = subprocess.Popen(
+                [*HELPER_PY, WATCHDOG, self.job_id, self.store_dir or "-"],
+                stdin=r, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                start_new_session=True)  # a Ctrl-C for the launcher must not reach it
+            self.watch_pipe = os.fdopen(w, "w", buffering=1)
+        except OSError as e:
+            os.close(w)
+            _say(f"warning: cannot start the cleanup watchdog ({e.strerror or e}); "
+                 "if the launcher is killed, its ranks' files may stay behind")
+        finally:
+            os.close(r)
+
+    def _tell_watchdog(self, line: str) -> None:
+        if self.watch_pipe is None:
+            return
+        try:
+            self.watch_pipe.write(line + "\n")
+        except (OSError, ValueError):
+            self.watch_pipe = None  # the watchdog died; the job goes on without it
+
+    def _stop_watchdog(self) -> None:
+        self._tell_watchdog("done")
+        if self.watch_pipe is not None:
+            try:
+                self.watch_pipe.close()
+            except OSError:
+                pass
+        if self.watchdog is not None:
+            try:
+                self.watchdog.wait(TERM_WAIT_S)
+            except subprocess.TimeoutExpired:
+                self.watchdog.kill()
+                self.watchdog.wait()
+
     def _spawn(self, plan: RankPlan, out_fwd: _Forwarder) -> subprocess.Popen | None:
         cwd = os.getcwd()
         if plan.is_local:
@@ -107,18 +162,33 @@ class Job:
             argv, env = launcher.remote_command(self.opts.rsh, plan, cwd), None
         if self.opts.verbose:
             _say(f"rank {plan.rank} on {plan.host}: {' '.join(argv)}")
+        # The exec helper can only report a missing program from the child;
+        # looking it up here keeps the message and status 127 immediate.
+        path = (env or os.environ).get("PATH", os.defpath)
+        if shutil.which(argv[0], path=path) is None:
+            why = "Permission denied" if os.path.exists(argv[0]) and "/" in argv[0] else \
+                "No such file or directory"
+            _say(f"rank {plan.rank} on host {plan.host}: cannot start {argv[0]!r}: {why}")
+            return None
         try:
             # Own session = own process group, so stopping a rank also stops what
             # it started (a shell's children, `ip netns exec`'s program, ssh).
-            p = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL,
+            p = subprocess.Popen([*HELPER_PY, RANK_EXEC, str(os.getpid()), *argv], env=env,
+                                 stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
         except OSError as e:
             _say(f"rank {plan.rank} on host {plan.host}: cannot start {argv[0]!r}: "
                  f"{e.strerror or e}")
             return None
-        out_fwd.start(plan.rank, p.stdout, sys.stdout.buffer)
-        out_fwd.start(plan.rank, p.stderr, sys.stderr.buffer)
+        self._tell_watchdog(f"+{p.pid}")
+        try:
+            out_fwd.start(plan.rank, p.stdout, sys.stdout.buffer)
+            out_fwd.start(plan.rank, p.stderr, sys.stderr.buffer)
+        except RuntimeError as e:  # no thread left for its output
+            _say(f"rank {plan.rank} on host {plan.host}: cannot forward its output: {e}")
+            self.procs.append(p)  # so that it is stopped with the others
+            return None
         return p
 
     # -- running ----------------------------------------------------------
@@ -126,19 +196,24 @@ class Job:
         fwd = _Forwarder(self.opts.tag_output)
         old_handlers = self._trap_signals()
         try:
+            launcher.raise_fd_limit(self.opts.size)
             store_url = self._open_store()
+            self._start_watchdog()
             self.plans = launcher.plan_ranks(self.opts, self.job_id, self.secret, store_url)
             for plan in self.plans:
+                if self.stopping:  # a signal arrived while spawning: start no more
+                    break
                 p = self._spawn(plan, fwd)
-                self.procs.append(p)
                 if p is None:
                     self._fail(plan.rank, 127)
                     break
+                self.procs.append(p)
             self._watch()
         finally:
             self._stop_all()
             fwd.join(TERM_WAIT_S)
             self._cleanup()
+            self._stop_watchdog()
             for sig, h in old_handlers.items():
                 signal.signal(sig, h)
         return self.exit_status
@@ -163,6 +238,10 @@ class Job:
                 if rc is None:
                     running += 1
                     continue
+                if p.pid not in self.reaped:
+                    # Reaped: its pid may be reused, so the watchdog must forget it.
+                    self.reaped.add(p.pid)
+                    self._tell_watchdog(f"-{p.pid}")
                 if rc != 0 and plan.rank not in reported and not self.stopping:
                     reported.add(plan.rank)
                     self._report(plan, rc)

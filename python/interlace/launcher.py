@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import secrets
 import shlex
 import socket
@@ -24,6 +25,30 @@ _JOINING_RSH = {"ssh", "rsh", "oarsh", "krsh"}
 _HOST_RE = re.compile(r"^[A-Za-z0-9_]([A-Za-z0-9._-]*[A-Za-z0-9_])?$")
 _LOCAL_NAMES = {"localhost", "127.0.0.1", "::1"}
 _ENV_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+# Ranks one host may get. Each local rank costs the launcher a process, two
+# output threads and two pipe descriptors; beyond a few thousand that is a typo
+# (`-n 100000`) rather than a job, and would exhaust pids, threads or
+# descriptors halfway through the launch.
+MAX_RANKS_PER_HOST = 4096
+_FDS_PER_RANK = 2          # stdout and stderr pipes kept open by the launcher
+_TASKS_PER_RANK = 3        # the rank and two output threads, all count for RLIMIT_NPROC
+_SPARE_FDS = 64
+
+USAGE = ("interlace run [options] [-n N] PROGRAM [ARGS...]\n"
+         "       interlace run [options] -n N PROGRAM [ARGS...] : -n M PROGRAM2 [ARGS...] [: ...]")
+EPILOG = """\
+MPMD: groups separated by a lone ':' get consecutive ranks and one job size;
+`interlace run -n 2 ./a : -n 2 ./b` runs ranks 0-1 as ./a and 2-3 as ./b.
+Options other than -n belong in the first group. Everything after PROGRAM
+belongs to PROGRAM (`--` before PROGRAM ends the options explicitly).
+
+Exit status: 0 when every rank exits 0; else the first failing rank's status
+(128+K for signal K), 124 for --timeout, 127 when a program cannot start,
+128+K when the launcher gets signal K (SIGINT, SIGTERM, SIGHUP), 2 for a bad
+command line. At most %d ranks per host (less under a low `ulimit -u` or
+`ulimit -n`). Ranks die with the launcher, even when it is killed with SIGKILL.
+See docs/launcher.md.""" % MAX_RANKS_PER_HOST
 
 
 class UsageError(Exception):
@@ -82,8 +107,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _group_parser(full: bool) -> argparse.ArgumentParser:
-    p = _Parser(prog="interlace run", add_help=full, allow_abbrev=False,
-                description="Start N ranks of PROGRAM (MPMD: `-n 1 ./a : -n 3 ./b`).")
+    p = _Parser(prog="interlace run", add_help=full, allow_abbrev=False, usage=USAGE,
+                description="Start N ranks of PROGRAM, each a process, as one job.",
+                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("-n", "-np", dest="n", type=int, default=1, metavar="N",
                    help="number of ranks of this program (default 1)")
     if full:
@@ -189,7 +215,67 @@ def parse_args(argv: list[str]) -> Options:
         name = e.split("=", 1)[0]
         if not _ENV_NAME_RE.match(name):
             raise UsageError(f"interlace run: -x {e!r} does not start with a variable name")
+    check_rank_count(opts)
     return opts
+
+
+def _soft_limit(which: int) -> int | None:
+    try:
+        soft, _hard = resource.getrlimit(which)
+    except (ValueError, OSError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
+def _fd_ceiling() -> int | None:
+    """Descriptors the launcher can have: the hard limit, since
+    raise_fd_limit() lifts the soft one up to it."""
+    try:
+        _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    except (ValueError, OSError):
+        return None
+    return None if hard == resource.RLIM_INFINITY else hard
+
+
+def rank_limit() -> tuple[int, str]:
+    """Most ranks this launcher may start on its own host, and why."""
+    limit, why = MAX_RANKS_PER_HOST, "interlace's fixed limit"
+    nproc = _soft_limit(resource.RLIMIT_NPROC)
+    if nproc is not None and nproc // _TASKS_PER_RANK < limit:
+        limit = nproc // _TASKS_PER_RANK
+        why = f"the process limit `ulimit -u` {nproc} / {_TASKS_PER_RANK} tasks per rank"
+    fds = _fd_ceiling()
+    if fds is not None and (fds - _SPARE_FDS) // _FDS_PER_RANK < limit:
+        limit = max(0, (fds - _SPARE_FDS) // _FDS_PER_RANK)
+        why = f"the descriptor limit `ulimit -Hn` {fds} / {_FDS_PER_RANK} per rank"
+    return limit, why
+
+
+def check_rank_count(opts: Options) -> None:
+    """Refuses absurd counts before anything starts. Every rank's pipes and
+    threads live in the launcher, so the bound is per job on remote hosts too."""
+    nhosts = len(opts.hosts) or 1
+    per_host = -(-opts.size // nhosts)
+    if per_host > MAX_RANKS_PER_HOST:
+        where = "this host" if nhosts == 1 else f"each of {nhosts} hosts"
+        raise UsageError(f"interlace run: -n {opts.size} puts {per_host} ranks on {where}; "
+                         f"at most {MAX_RANKS_PER_HOST} ranks per host are allowed")
+    limit, why = rank_limit()
+    if opts.size > limit:
+        raise UsageError(f"interlace run: -n {opts.size} is more ranks than this launcher can "
+                         f"start: at most {limit} ({why})")
+
+
+def raise_fd_limit(size: int) -> None:
+    """Lifts the soft descriptor limit when the job's pipes need it."""
+    need = size * _FDS_PER_RANK + _SPARE_FDS
+    try:
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < need:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard if hard == resource.RLIM_INFINITY
+                                                        else min(hard, max(need, soft)), hard))
+    except (ValueError, OSError):
+        pass  # spawning will then report the failing rank
 
 
 def known_fabrics() -> list[str]:

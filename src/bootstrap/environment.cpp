@@ -171,10 +171,15 @@ Environment Environment::detect() {
   } else if (e.source == "singleton") {
     e.store_url = "mem://";  // nobody to meet; avoid leaving files behind
   } else {
+    // Job ids under mpirun and Slurm are predictable, so the directory they
+    // name lives inside a parent only this user can enter (created 0700 and
+    // checked by the file store): another user can neither plant it in
+    // advance nor look inside. The last rank to leave removes it.
     const char* tmp = env("TMPDIR");
-    std::string dir = tmp ? tmp : "/tmp";
+    std::string dir = (tmp && tmp[0] == '/') ? tmp : "/tmp";
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    e.store_url = "file://" + dir + "/interlace-" + e.job_id;
+    if (dir == "/") dir.clear();
+    e.store_url = "file://" + dir + "/interlace-" + std::to_string(geteuid()) + "/" + e.job_id;
   }
   return e;
 }

@@ -1,6 +1,7 @@
 // A store in a directory shared by the ranks of one host. Each key is a file;
 // set() writes a temporary file and renames it, so a reader sees either no
-// file or the complete value, never a partial write.
+// file or the complete value, never a partial write. The directory is private
+// to the user and checked on opening (file_store_dir.hpp).
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -10,6 +11,7 @@
 #include <atomic>
 #include <thread>
 
+#include "bootstrap/file_store_dir.hpp"
 #include "bootstrap/store_util.hpp"
 #include "interlace/bootstrap/store.hpp"
 #include "interlace/core/clock.hpp"
@@ -19,7 +21,7 @@ namespace {
 
 // Keys may contain '/' and other characters a filename cannot; escape them as
 // %XX. A leading '.' is escaped too, so keys never collide with our ".tmp" and
-// ".lock" files.
+// ".members" files.
 std::string encode_key(const std::string& key) {
   static const char* hex = "0123456789abcdef";
   std::string out;
@@ -39,24 +41,21 @@ std::string encode_key(const std::string& key) {
   return out;
 }
 
-void mkdir_p(const std::string& dir) {
-  for (size_t pos = 1; pos <= dir.size(); ++pos) {
-    if (pos != dir.size() && dir[pos] != '/') continue;
-    std::string part = dir.substr(0, pos);
-    // 0700: the directory is the only protection a file store has.
-    if (::mkdir(part.c_str(), 0700) != 0 && errno != EEXIST)
-      throw_system_error("file store: cannot create directory '" + part + "'");
-  }
-  struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw_error(Errc::invalid_argument, "file store: '" + dir + "' is not a directory");
-}
-
-bool read_file(const std::string& path, std::string* out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// Store files are opened relative to the verified directory and never through
+// a symbolic link; what such a file holds never appears in an error message.
+bool read_file(int dirfd, const std::string& name, const std::string& shown, std::string* out) {
+  int fd = ::openat(dirfd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) return false;
-    throw_system_error("file store: cannot open '" + path + "'");
+    if (errno == ELOOP)
+      throw_error(Errc::invalid_argument,
+                  "file store: '" + shown + "' is a symbolic link; not following it");
+    throw_system_error("file store: cannot open '" + shown + "'");
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw_error(Errc::invalid_argument, "file store: '" + shown + "' is not a regular file");
   }
   out->clear();
   char buf[4096];
@@ -65,7 +64,7 @@ bool read_file(const std::string& path, std::string* out) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       ::close(fd);
-      throw_system_error("file store: cannot read '" + path + "'");
+      throw_system_error("file store: cannot read '" + shown + "'");
     }
     if (n == 0) break;
     out->append(buf, static_cast<size_t>(n));
@@ -76,25 +75,21 @@ bool read_file(const std::string& path, std::string* out) {
 
 class FileStore final : public Store {
  public:
-  explicit FileStore(std::string dir) : dir_(std::move(dir)) {
-    while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
-    if (dir_.empty()) throw_error(Errc::invalid_argument, "file store: empty directory name");
-    mkdir_p(dir_);
-  }
+  explicit FileStore(const std::string& dir) : dir_(checked(dir)) {}
 
   void set(const std::string& key, const std::string& value) override {
-    write_atomically(path_of(key), value);
+    write_atomically(encode_key(key), value);
   }
 
   std::string get(const std::string& key, double timeout_s) override {
     Deadline deadline = Deadline::after(timeout_s);
-    std::string path = path_of(key), value;
+    std::string name = encode_key(key), value;
     // Back off from 50 us to 10 ms: fast when peers are quick, cheap when a
     // rank waits long for a slow peer to start.
     auto pause = std::chrono::microseconds(50);
-    while (!read_file(path, &value)) {
+    while (!read_file(dir_.fd(), name, shown(name), &value)) {
       if (deadline.expired())
-        throw_error(Errc::timeout, detail::timeout_text(key, timeout_s, "file store " + dir_));
+        throw_error(Errc::timeout, detail::timeout_text(key, timeout_s, "file store " + dir_.path()));
       std::this_thread::sleep_for(pause);
       pause = std::min<std::chrono::microseconds>(pause * 2, std::chrono::milliseconds(10));
     }
@@ -102,26 +97,28 @@ class FileStore final : public Store {
   }
 
   bool check(const std::string& key) override {
-    return ::access(path_of(key).c_str(), F_OK) == 0;
+    struct stat st {};
+    return ::fstatat(dir_.fd(), encode_key(key).c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
   }
 
   long long add(const std::string& key, long long delta) override {
-    // The value file is replaced by rename, so it cannot carry the lock; a
-    // separate lock file serialises read-modify-write across processes.
-    std::string lock_path = dir_ + "/.lock." + encode_key(key);
-    int fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (fd < 0) throw_system_error("file store: cannot open lock file '" + lock_path + "'");
+    // The value file is replaced by rename, so it cannot carry the lock; the
+    // directory's own lock serialises read-modify-write across processes. A
+    // fresh description per call, because flock does not exclude threads
+    // sharing one.
+    int fd = dir_.reopen();
     while (::flock(fd, LOCK_EX) != 0) {
       if (errno != EINTR) {
         ::close(fd);
-        throw_system_error("file store: cannot lock '" + lock_path + "'");
+        throw_system_error("file store: cannot lock '" + dir_.path() + "'");
       }
     }
     long long v = 0;
     try {
-      std::string path = path_of(key), old;
-      v = (read_file(path, &old) ? detail::parse_counter(key, old) : 0) + delta;
-      write_atomically(path, std::to_string(v));
+      std::string name = encode_key(key), old;
+      v = (read_file(dir_.fd(), name, shown(name), &old) ? detail::parse_counter(key, old) : 0) +
+          delta;
+      write_atomically(name, std::to_string(v));
     } catch (...) {
       ::close(fd);  // releases the flock
       throw;
@@ -131,15 +128,21 @@ class FileStore final : public Store {
   }
 
  private:
-  std::string path_of(const std::string& key) const { return dir_ + "/" + encode_key(key); }
+  static std::string checked(std::string dir) {
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    if (dir.empty()) throw_error(Errc::invalid_argument, "file store: empty directory name");
+    return dir;
+  }
+  std::string shown(const std::string& name) const { return dir_.path() + "/" + name; }
 
-  void write_atomically(const std::string& path, const std::string& value) {
+  void write_atomically(const std::string& name, const std::string& value) {
     static std::atomic<unsigned long> counter{0};
     // Unique per process, thread and call, so concurrent setters never share a temp file.
-    std::string tmp = dir_ + "/.tmp." + std::to_string(::getpid()) + "." +
+    std::string tmp = ".tmp." + std::to_string(::getpid()) + "." +
                       std::to_string(counter.fetch_add(1));
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-    if (fd < 0) throw_system_error("file store: cannot create '" + tmp + "'");
+    int fd = ::openat(dir_.fd(), tmp.c_str(),
+                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) throw_system_error("file store: cannot create '" + shown(tmp) + "'");
     const char* p = value.data();
     size_t left = value.size();
     while (left > 0) {
@@ -147,20 +150,22 @@ class FileStore final : public Store {
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) {
         ::close(fd);
-        ::unlink(tmp.c_str());
-        throw_system_error("file store: cannot write '" + tmp + "'");
+        ::unlinkat(dir_.fd(), tmp.c_str(), 0);
+        throw_system_error("file store: cannot write '" + shown(tmp) + "'");
       }
       p += n;
       left -= static_cast<size_t>(n);
     }
     ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      ::unlink(tmp.c_str());
-      throw_system_error("file store: cannot rename '" + tmp + "' to '" + path + "'");
+    // rename replaces whatever entry has the name, a planted link included,
+    // without following it.
+    if (::renameat(dir_.fd(), tmp.c_str(), dir_.fd(), name.c_str()) != 0) {
+      ::unlinkat(dir_.fd(), tmp.c_str(), 0);
+      throw_system_error("file store: cannot rename '" + shown(tmp) + "' to '" + shown(name) + "'");
     }
   }
 
-  std::string dir_;
+  detail::StoreDir dir_;
 };
 
 }  // namespace

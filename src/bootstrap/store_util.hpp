@@ -15,8 +15,11 @@ inline long long parse_counter(const std::string& key, const std::string& value)
   char* end = nullptr;
   long long x = std::strtoll(value.c_str(), &end, 10);
   if (*end != '\0' || errno == ERANGE)
-    throw_error(Errc::invalid_argument, "store add on key '" + key + "' whose value '" +
-                                            value.substr(0, 64) + "' is not an integer");
+    // The value is not shown: a file store file may hold anything (never echo
+    // data that might not be ours into a message that ends up in logs).
+    throw_error(Errc::invalid_argument, "store add on key '" + key + "' whose value (" +
+                                            std::to_string(value.size()) +
+                                            " bytes) is not an integer");
   return x;
 }
 

@@ -103,7 +103,10 @@ TEST_F(BootstrapEnv, OpenMpi) {
   EXPECT_EQ(e.local_rank, 1);
   EXPECT_EQ(e.local_size, 2);
   EXPECT_EQ(e.job_id, "ompi-123456");
-  EXPECT_EQ(e.store_url, "file:///var/tmp/interlace-ompi-123456");
+  // Inside the per-user private parent: a predictable job id names nothing
+  // another user can reach.
+  const std::string uid = std::to_string(geteuid());
+  EXPECT_EQ(e.store_url, "file:///var/tmp/interlace-" + uid + "/ompi-123456");
   EXPECT_FALSE(e.secret.empty());
 
   // Without the jobid variable the id comes from the parent process and is
@@ -114,7 +117,7 @@ TEST_F(BootstrapEnv, OpenMpi) {
   std::string expect_prefix = "ompi-" + std::to_string(getppid()) + "-";
   EXPECT_EQ(f.job_id.rfind(expect_prefix, 0), 0u) << f.job_id;
   EXPECT_EQ(f.job_id, Environment::detect().job_id);
-  EXPECT_EQ(f.store_url, "file:///tmp/interlace-" + f.job_id);
+  EXPECT_EQ(f.store_url, "file:///tmp/interlace-" + uid + "/" + f.job_id);
 }
 
 TEST_F(BootstrapEnv, Pmi) {

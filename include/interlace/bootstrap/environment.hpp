@@ -8,7 +8,9 @@
 //   4. Slurm: SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID, SLURM_JOB_ID.SLURM_STEP_ID.
 //   5. none of these: a singleton (rank 0 of 1).
 // Without INTERLACE_STORE, ranks of one host meet through a file store in
-// $TMPDIR/interlace-<job>; several hosts need INTERLACE_STORE=tcp://... which rank 0 serves.
+// $TMPDIR/interlace-<euid>/<job> (the parent private to the user, the job
+// directory removed by the last rank to leave); several hosts need
+// INTERLACE_STORE=tcp://... which rank 0 serves.
 #pragma once
 #include <string>
 
