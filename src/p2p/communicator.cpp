@@ -148,7 +148,7 @@ Status internal_probe(const CommState& c, int source, int tag) {
   return st;
 }
 bool internal_iprobe_world(const CommState& c, int source_world, int tag, Status* st) {
-  return engine_of(c).probe(c, source_world, tag, st);
+  return engine_of(c).probe(c, source_world, tag, st, false);
 }
 size_t eager_max(const CommState& c) { return engine_of(c).eager_max(); }
 Errc send_eager_world(const CommState& c, int dest_world, int tag, const void* buf, size_t bytes) {

@@ -181,7 +181,7 @@ void P2pEngine::start_recv(RequestImpl* r) {
   q.posted.push_back(r);
 }
 
-bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st) {
+bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st, bool raise_if_lost) {
   CommQueues& q = queues(c.id);
   for (const Unexpected& u : q.unexpected) {
     if ((source_world != ANY_SOURCE && u.src != source_world) ||
@@ -195,10 +195,10 @@ bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st)
     }
     return true;
   }
-  if (source_world != ANY_SOURCE && ctx_.peer_lost(source_world))
+  if (raise_if_lost && source_world != ANY_SOURCE && ctx_.peer_lost(source_world))
     throw_error(Errc::lost_peer, "probe: source world rank " + std::to_string(source_world) +
                                      " is lost and sent no matching message");
-  if (source_world == ANY_SOURCE && all_others_lost(c))
+  if (raise_if_lost && source_world == ANY_SOURCE && all_others_lost(c))
     throw_error(Errc::lost_peer, "probe: every other member of the communicator is lost");
   return false;
 }

@@ -99,7 +99,9 @@ class P2pEngine {
   }
   void start_recv(RequestImpl* r);
   // Finds an arrived message matching (comm, source, tag); fills status.
-  bool probe(const CommState& c, int source_world, int tag, Status* st);
+  // raise_if_lost: a lost source with no matching message raises lost_peer (a blocking
+  // probe would wait forever); models looking for stray messages pass false.
+  bool probe(const CommState& c, int source_world, int tag, Status* st, bool raise_if_lost = true);
   bool cancel(RequestImpl* r);
   // At finalize: operations still pending fail with Errc::finalized and the engine
   // drops its references (a pending receive would otherwise keep its communicator,

@@ -4,8 +4,9 @@
 // application. Ranks are communicator ranks unless a name says world.
 //  - internal_isend/irecv: as Communicator::isend/irecv, on an internal tag.
 //  - internal_probe: blocks until a message from `source` with `tag` has arrived.
-//  - internal_iprobe: non-blocking; source is a world rank (models look for
-//    stray messages of a given peer, e.g. the collective-mismatch check).
+//  - internal_iprobe_world: non-blocking; source is a world rank (models look for
+//    stray messages of a given peer, e.g. the collective-mismatch check). Never
+//    raises: a peer that finished and left simply has no message.
 //  - send_eager_world: one eager frame without a request, for messages of at most
 //    eager_max(c) bytes; the message is buffered (complete) on return.
 #pragma once
