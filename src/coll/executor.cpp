@@ -105,7 +105,8 @@ void start_step(Run& r, size_t i) {
   const size_t wbytes = z ? wn * datatype_size(z->wire) : 0;
   switch (s.kind) {
     case StepKind::send:
-      if (!z && s.bytes <= r.comm->rt->p2p->eager_max() && s.peer >= 0 && s.peer < r.comm->size()) {
+      if (!z && s.peer >= 0 && s.peer < r.comm->size() &&
+          r.comm->rt->p2p->eager_ok(r.comm->world_of[s.peer], s.bytes)) {
         // An eager message completes on sending: no p2p request to create and retire.
         const int w = r.comm->world_of[s.peer];
         p2p::P2pEngine& eng = *r.comm->rt->p2p;

@@ -86,7 +86,11 @@ Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t
   Guard g(eng.ctx().lock());
   if (eng.ctx().peer_lost(w))
     throw_error(Errc::lost_peer, std::string(op) + ": destination rank " + str(dest) + " is lost");
-  if (blocking && !sync && bytes <= eng.eager_max()) {
+  // Out of credit, a blocking send first looks for credit the receiver has returned
+  // (only under pressure: the steady state never gets here). Not for internal sends,
+  // whose caller (a collective's progress) may itself run inside progress.
+  if (blocking && !sync && bytes <= eng.eager_max() && !eng.eager_ok(w, bytes)) eng.ctx().progress();
+  if (blocking && !sync && eng.eager_ok(w, bytes)) {
     const Errc rc = eng.send_eager(c.id, w, tag, buf, bytes);
     if (rc != Errc::ok)
       throw_error(rc, std::string(op) + " to rank " + str(dest) + " failed");
