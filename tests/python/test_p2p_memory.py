@@ -15,8 +15,8 @@ from conftest import REPO, run_interlace
 
 BUILD = Path(os.environ.get("INTERLACE_BUILD_DIR", REPO / "build"))
 PROGRAM = BUILD / "tests" / "multiproc" / "p2p_flood"
-# Six times what the 4 MiB default credit was measured to hold (under 4 MiB), far
-# below what the floods held without it (30-500 MiB).
+# Three times what the 8 MiB default credit holds, far below what the floods held
+# without it (66-500 MiB).
 LIMIT_KIB = 24 * 1024
 
 
