@@ -133,6 +133,7 @@ void P2pEngine::deliver_eager(RequestImpl* r, int src, int tag, const std::byte*
 
 // Called once per eager message this rank has matched (a receive now owns its bytes).
 void P2pEngine::return_credit(int src, size_t len) {
+  if (src == ctx_.rank()) return;  // self-sends are exempt from credit
   uint64_t& owed = owed_[static_cast<size_t>(src)];
   owed += charge(len);
   if (owed < return_at_) return;

@@ -116,8 +116,11 @@ class P2pEngine {
   static constexpr size_t kMessageCharge = 128;  // about an unexpected entry's overhead
   static size_t charge(size_t bytes) { return bytes + kMessageCharge; }
   // May `bytes` go to `peer_world` as one eager frame now? Otherwise send by rendezvous.
+  // Sends to self are exempt: one thread both sends and receives, so nothing outpaces
+  // anything, and a rendezvous send to self before the receive could never complete.
   bool eager_ok(int peer_world, size_t bytes) const {
-    return bytes <= eager_max_ && credit_[peer_world] >= static_cast<int64_t>(charge(bytes));
+    return bytes <= eager_max_ &&
+           (credit_[peer_world] >= static_cast<int64_t>(charge(bytes)) || peer_world == ctx_.rank());
   }
   // One eager frame, no request (blocking sends of small messages). Callers check
   // eager_ok first; the credit is charged regardless so the books stay balanced.
