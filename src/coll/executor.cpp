@@ -138,7 +138,8 @@ void start_step(Run& r, size_t i) {
   const size_t wbytes = z ? wn * datatype_size(z->wire) : 0;
   switch (s.kind) {
     case StepKind::send:
-      if (!z && s.bytes <= p2p::eager_max(*r.comm) && s.peer >= 0 && s.peer < r.comm->size()) {
+      if (!z && s.peer >= 0 && s.peer < r.comm->size() &&
+          p2p::eager_ok_world(*r.comm, r.comm->world_of[s.peer], s.bytes)) {
         // An eager message completes on sending: no p2p request to create and retire.
         const int w = r.comm->world_of[s.peer];
         if (r.comm->ctx().peer_lost(w))

@@ -166,6 +166,11 @@ Config Config::from_env() {
   }
   if (const char* v = env_value("INTERLACE_EAGER_LIMIT"))
     c.eager_limit = parse_size(v, "INTERLACE_EAGER_LIMIT");
+  if (const char* v = env_value("INTERLACE_EAGER_CREDIT")) {
+    c.eager_credit = parse_size(v, "INTERLACE_EAGER_CREDIT");
+    // The 64-bit credit counters (and the wire's aux field) must not overflow.
+    if (c.eager_credit > (size_t{1} << 48)) bad("INTERLACE_EAGER_CREDIT", v, "a size of at most 2^48 bytes");
+  }
   if (const char* v = env_value("INTERLACE_SHM_RING_BYTES")) {
     c.shm_ring_bytes = parse_size(v, "INTERLACE_SHM_RING_BYTES");
     // A ring smaller than a page cannot hold a frame header plus a useful payload.
@@ -207,6 +212,7 @@ std::map<std::string, std::string> Config::describe() const {
   return {
       {"INTERLACE_FABRIC", fabric},
       {"INTERLACE_EAGER_LIMIT", std::to_string(eager_limit)},
+      {"INTERLACE_EAGER_CREDIT", std::to_string(eager_credit)},
       {"INTERLACE_SHM_RING_BYTES", std::to_string(shm_ring_bytes)},
       {"INTERLACE_SHM_SINGLE_COPY", shm_single_copy ? "1" : "0"},
       {"INTERLACE_SPIN", spin_before_block < 0 ? "auto" : std::to_string(spin_before_block)},

@@ -204,6 +204,7 @@ Errc Context::send_frame(int peer, fabric::FrameHeader& h, const void* payload, 
                    static_cast<const std::byte*>(payload) + len);
   backlog_[peer].push_back(std::move(p));
   ++backlog_frames_;
+  backlog_bytes_ += len;
   return Errc::ok;
 }
 
@@ -216,6 +217,7 @@ bool Context::flush_backlogs() {
       Errc rc = fabric_->send(peer, p.h, p.payload.data(), p.payload.size());
       if (rc == Errc::would_block) break;
       if (rc != Errc::ok) IL_LOG(debug, "dropping queued frame to rank " << peer << ": " << errc_name(rc));
+      backlog_bytes_ -= p.payload.size();
       q.pop_front();
       --backlog_frames_;
       moved = true;
@@ -261,6 +263,7 @@ void Context::on_peer_lost(int peer, const std::string& why) {
   if (peer < 0 || peer >= size_ || lost_[peer]) return;
   lost_[peer] = 1;
   backlog_frames_ -= backlog_[peer].size();
+  for (const Pending& p : backlog_[peer]) backlog_bytes_ -= p.payload.size();
   backlog_[peer].clear();
   // Info, not warn: a peer that finished and closed its links looks the same on tcp;
   // operations that needed the peer raise LostPeerError naming it.

@@ -86,7 +86,11 @@ Request start_send(const std::shared_ptr<CommState>& sp, const void* buf, size_t
   Guard g(eng.ctx().lock());
   if (eng.ctx().peer_lost(w))
     throw_error(Errc::lost_peer, std::string(op) + ": destination rank " + str(dest) + " is lost");
-  if (blocking && !sync && bytes <= eng.eager_max()) {
+  // Out of credit, a blocking send first looks for credit the receiver has returned
+  // (only under pressure: the steady state never gets here). Not for internal sends,
+  // whose caller (a collective's progress) may itself run inside progress.
+  if (blocking && !sync && bytes <= eng.eager_max() && !eng.eager_ok(w, bytes)) eng.ctx().progress();
+  if (blocking && !sync && eng.eager_ok(w, bytes)) {
     const Errc rc = eng.send_eager(c.id, w, tag, buf, bytes);
     if (rc != Errc::ok)
       throw_error(rc, std::string(op) + " to rank " + str(dest) + " failed");
@@ -151,6 +155,9 @@ bool internal_iprobe_world(const CommState& c, int source_world, int tag, Status
   return engine_of(c).probe(c, source_world, tag, st, false);
 }
 size_t eager_max(const CommState& c) { return engine_of(c).eager_max(); }
+bool eager_ok_world(const CommState& c, int dest_world, size_t bytes) {
+  return engine_of(c).eager_ok(dest_world, bytes);
+}
 Errc send_eager_world(const CommState& c, int dest_world, int tag, const void* buf, size_t bytes) {
   return engine_of(c).send_eager(c.id, dest_world, tag, buf, bytes);
 }

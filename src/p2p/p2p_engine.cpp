@@ -19,11 +19,18 @@ constexpr size_t kChunkBytes = 1 << 20;
 
 P2pEngine::P2pEngine(engine::Context& ctx)
     : ctx_(ctx), eager_max_(std::min(ctx.config().eager_limit, ctx.fabric().max_payload())) {
+  const size_t credit = ctx.config().eager_credit;
+  credit_.assign(static_cast<size_t>(ctx.size()), static_cast<int64_t>(credit));
+  owed_.assign(static_cast<size_t>(ctx.size()), 0);
+  // A quarter: one small frame per C/4 bytes consumed keeps the steady state nearly
+  // free, and a sender that waits for credit still sees at least 3/4 of it come back.
+  return_at_ = std::max<uint64_t>(credit / 4, 1);
   ctx.set_handler(fabric::kKindP2pEager, &P2pEngine::on_eager, this);
   ctx.set_handler(fabric::kKindP2pRts, &P2pEngine::on_rts, this);
   ctx.set_handler(fabric::kKindP2pCts, &P2pEngine::on_cts, this);
   ctx.set_handler(fabric::kKindP2pData, &P2pEngine::on_data, this);
   ctx.set_handler(fabric::kKindP2pFin, &P2pEngine::on_fin, this);
+  ctx.set_handler(fabric::kKindP2pCredit, &P2pEngine::on_credit, this);
   ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
   ctx.add_progress_hook(&P2pEngine::push_chunks, this);
   ctx.add_progress_hook(&P2pEngine::purge_dead_comms, this);
@@ -99,7 +106,9 @@ void P2pEngine::fill_source(RequestImpl* r, int src_world, int tag, size_t bytes
 }
 
 void P2pEngine::start_send(RequestImpl* r, bool sync) {
-  if (!sync && r->bytes <= eager_max_) {
+  // Without credit the message waits at the sender (rendezvous) instead of in the
+  // receiver's unexpected queue or our backlog: memory stays bounded.
+  if (!sync && eager_ok(r->peer, r->bytes)) {
     complete(r, send_eager(r->comm_id, r->peer, r->tag, r->sbuf, r->bytes));
     return;
   }
@@ -122,6 +131,20 @@ void P2pEngine::deliver_eager(RequestImpl* r, int src, int tag, const std::byte*
   fill_source(r, src, tag, len);
   if (len) std::memcpy(r->buf, p, std::min(len, r->cap));
   complete(r, len > r->cap ? Errc::truncated : Errc::ok);
+  return_credit(src, len);
+}
+
+// Called once per eager message this rank has matched (a receive now owns its bytes).
+void P2pEngine::return_credit(int src, size_t len) {
+  if (src == ctx_.rank()) return;  // self-sends are exempt from credit
+  uint64_t& owed = owed_[static_cast<size_t>(src)];
+  owed += charge(len);
+  if (owed < return_at_) return;
+  FrameHeader h;
+  h.kind = fabric::kKindP2pCredit;
+  h.aux = owed;
+  owed = 0;
+  ctx_.send_frame(src, h, nullptr, 0);  // a lost peer needs no credit: ignore errors
 }
 
 void P2pEngine::begin_rendezvous_recv(RequestImpl* r, int src, int tag, const RtsInfo& info) {
@@ -164,10 +187,12 @@ void P2pEngine::start_recv(RequestImpl* r) {
     if (!matches(r, it->src, it->tag)) continue;
     Unexpected u = std::move(*it);
     q.unexpected.erase(it);
-    if (u.kind == fabric::kKindP2pEager)
+    if (u.kind == fabric::kKindP2pEager) {
+      unexpected_bytes_ -= charge(u.data.size());
       deliver_eager(r, u.src, u.tag, u.data.data(), u.data.size());
-    else
+    } else {
       begin_rendezvous_recv(r, u.src, u.tag, u.rts);
+    }
     return;
   }
   // Nothing arrived: a dead sender will never send (any member, for ANY_SOURCE).
@@ -240,6 +265,7 @@ void P2pEngine::on_eager(void* self, const FrameHeader& h, const std::byte* p) {
   u.kind = fabric::kKindP2pEager;
   u.data.assign(p, p + h.len);
   q.unexpected.push_back(std::move(u));
+  e->unexpected_bytes_ += charge(h.len);
 }
 
 void P2pEngine::on_rts(void* self, const FrameHeader& h, const std::byte* p) {
@@ -353,6 +379,15 @@ void P2pEngine::on_fin(void* self, const FrameHeader& h, const std::byte*) {
   e->release(r);
 }
 
+void P2pEngine::on_credit(void* self, const FrameHeader& h, const std::byte*) {
+  auto* e = static_cast<P2pEngine*>(self);
+  if (h.len != 0) {
+    IL_LOG(error, "dropping credit frame from rank " << h.src << " returning " << h.aux << " bytes");
+    return;
+  }
+  e->credit_[h.src] += static_cast<int64_t>(h.aux);
+}
+
 void P2pEngine::on_lost(void* self, int peer) {
   static_cast<P2pEngine*>(self)->fail_peer_requests(peer);
 }
@@ -405,6 +440,7 @@ void P2pEngine::abandon_pending() {
     q.posted.clear();
     q.unexpected.clear();
   }
+  unexpected_bytes_ = 0;
   for (auto& [cookie, r] : rendezvous_) {
     if (!r->done) complete(r, Errc::finalized);
     release(r);

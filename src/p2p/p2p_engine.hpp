@@ -88,15 +88,33 @@ class P2pEngine {
 
   // Start operations. peer/source are world ranks (source may be ANY_SOURCE).
   void start_send(RequestImpl* r, bool sync);
-  // One eager frame, no request (blocking sends of small messages).
   size_t eager_max() const { return eager_max_; }
+  // Eager credit (docs/p2p.md): a sender may have at most INTERLACE_EAGER_CREDIT bytes,
+  // each message charged len + kMessageCharge, of eager messages to one peer that the
+  // peer has not matched yet. Receivers return credit in batches of a quarter of it.
+  static constexpr size_t kMessageCharge = 128;  // about an unexpected entry's overhead
+  static size_t charge(size_t bytes) { return bytes + kMessageCharge; }
+  // May `bytes` go to `peer_world` as one eager frame now? Otherwise send by rendezvous.
+  // Sends to self are exempt: one thread both sends and receives, so nothing outpaces
+  // anything, and a rendezvous send to self before the receive could never complete.
+  bool eager_ok(int peer_world, size_t bytes) const {
+    return bytes <= eager_max_ &&
+           (credit_[peer_world] >= static_cast<int64_t>(charge(bytes)) || peer_world == ctx_.rank());
+  }
+  // One eager frame, no request (blocking sends of small messages). Callers check
+  // eager_ok first; the credit is charged regardless so the books stay balanced.
   Errc send_eager(uint64_t comm, int peer_world, int tag, const void* buf, size_t bytes) {
+    credit_[peer_world] -= static_cast<int64_t>(charge(bytes));
     fabric::FrameHeader h;
     h.kind = fabric::kKindP2pEager;
     h.comm = comm;
     h.tag = tag;
     return ctx_.send_frame(peer_world, h, buf, bytes);
   }
+  // For tests and diagnostics: charged bytes of eager messages waiting in the
+  // unexpected queues of this rank, and the credit left towards a peer.
+  size_t unexpected_bytes() const { return unexpected_bytes_; }
+  int64_t credit_left(int peer_world) const { return credit_[peer_world]; }
   void start_recv(RequestImpl* r);
   // Finds an arrived message matching (comm, source, tag); fills status.
   // raise_if_lost: a lost source with no matching message raises lost_peer (a blocking
@@ -120,6 +138,7 @@ class P2pEngine {
   static void on_cts(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_data(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_fin(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_credit(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_lost(void* self, int peer);
   static bool push_chunks(void* self);
   static bool purge_dead_comms(void* self);
@@ -130,6 +149,7 @@ class P2pEngine {
     return (r->peer == ANY_SOURCE || r->peer == src) && (r->tag == tag || (r->tag == ANY_TAG && tag >= 0));
   }
   void deliver_eager(RequestImpl* r, int src, int tag, const std::byte* p, size_t len);
+  void return_credit(int src, size_t len);
   void begin_rendezvous_recv(RequestImpl* r, int src, int tag, const RtsInfo& info);
   void complete(RequestImpl* r, Errc err);
   void fill_source(RequestImpl* r, int src_world, int tag, size_t bytes);
@@ -149,6 +169,12 @@ class P2pEngine {
   std::vector<RequestImpl*> streaming_;   // copying rendezvous sends being chunked
   std::vector<RequestImpl*> pool_;
   std::vector<uint64_t> dead_comms_;
+  // Eager credit, per world rank: what we may still send (can dip below zero only
+  // through send_eager callers that skipped eager_ok), and what we owe back.
+  std::vector<int64_t> credit_;
+  std::vector<uint64_t> owed_;
+  uint64_t return_at_ = 0;          // owed bytes that trigger a credit frame
+  size_t unexpected_bytes_ = 0;
 };
 
 }  // namespace interlace::p2p

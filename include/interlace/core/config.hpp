@@ -13,6 +13,12 @@ enum class ProgressMode { inline_only, thread };
 struct Config {
   std::string fabric = "auto";        // INTERLACE_FABRIC: auto|shm|tcp
   size_t eager_limit = 64 * 1024;     // INTERLACE_EAGER_LIMIT (bytes; k/m suffixes)
+  // INTERLACE_EAGER_CREDIT: eager bytes (plus a per-message charge) one sender may have
+  // in flight to one receiver before that receiver matches them; beyond it sends go by
+  // rendezvous, so a sender that outpaces its receiver cannot grow memory without bound.
+  // 8 MiB: a window of 64 eager 64 KiB isends (the usual bandwidth test) fits even when
+  // a quarter of the credit is still on its way back.
+  size_t eager_credit = 8 * 1024 * 1024;
   size_t shm_ring_bytes = 256 * 1024; // INTERLACE_SHM_RING_BYTES per ordered pair
   // INTERLACE_SHM_SINGLE_COPY=1 lets rendezvous use process_vm_readv. Off by default:
   // on the measured machine the pipelined two-copy path through the ring was 2-3x faster

@@ -125,6 +125,9 @@ class Context final : private fabric::FrameSink {
     return peer >= 0 && peer < size_ && !backlog_[peer].empty();
   }
 
+  // Payload bytes waiting in all backlogs (for tests and diagnostics).
+  size_t backlog_bytes() const noexcept { return backlog_bytes_; }
+
   // Per-rank state of a model above the engine (stream, coll, ...), created by the
   // model on first use; it lives exactly as long as this Context (no globals).
   enum class Model : uint8_t { stream = 0, coll = 1, pgas = 2, task = 3, p2p = 4 };
@@ -164,6 +167,7 @@ class Context final : private fabric::FrameSink {
   std::vector<CommFreeListener> comm_free_listeners_;
   std::vector<std::deque<Pending>> backlog_;  // per peer; empty in steady state
   size_t backlog_frames_ = 0;
+  size_t backlog_bytes_ = 0;
   std::vector<uint8_t> lost_;
   std::vector<uint8_t> watched_;
   int busy_ = 0;

@@ -21,6 +21,7 @@ enum FrameKind : uint8_t {
   kKindP2pData = 4,    // sender -> receiver chunk; aux = receiver cookie, tag field = 0, seq = chunk index
   kKindP2pFin = 5,     // receiver -> sender: rendezvous done; aux = sender cookie
   kKindP2pAck = 6,     // receiver -> sender: synchronous eager send matched; aux = cookie
+  kKindP2pCredit = 7,  // receiver -> sender: eager credit returned; aux = bytes, no payload
   kKindEngineMax = 15,
   kKindCount = 128,
 };
