@@ -234,7 +234,10 @@ bool check_mismatch(Run& r) {
   const auto& steps = r.sched->step_list();
   for (size_t i = r.first_open; i < steps.size(); ++i) {
     const Schedule::Step& s = steps[i];
-    if (r.state[i] != 1 || s.kind == Schedule::StepKind::send) continue;
+    // Receives not started yet count too: a send that failed first (the peer left)
+    // ends the run before later receives start.
+    if (r.state[i] == 2 || s.kind == Schedule::StepKind::send) continue;
+    if (s.peer < 0 || s.peer >= r.comm->size()) continue;
     const int w = r.comm->world_of[s.peer];
     for (int k = 0; k < kKindCount; ++k) {
       if (k == static_cast<int>(r.kind)) continue;
@@ -290,6 +293,9 @@ bool advance(Run& r) {
     }
   } catch (const Error& e) {
     // A peer that called another collective and then finished looks lost: say why.
+    // A send to it can fail before its last frames were read: read them first (a
+    // no-op when called from inside a progress round).
+    if (e.code() == Errc::lost_peer) r.comm->ctx().progress();
     if (check_mismatch(r)) return true;
     fail(r, std::make_exception_ptr(Error(e.code(), r.what() + ": " + e.what())));
     return true;
