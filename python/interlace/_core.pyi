@@ -92,6 +92,16 @@ def coll_unregister_python() -> None:
 def coll_describe() -> str:
     """Collective algorithms and the selection rules in effect."""
 
+def coll_check_config() -> None:
+    """
+    Checks INTERLACE_COLL's collective and algorithm names (Config checks only its syntax); raises on an unknown one.
+    """
+
+def launcher_variables() -> dict[str, str]:
+    """
+    INTERLACE_* variables the launcher sets for each rank, with their meaning.
+    """
+
 def coll_algorithms(arg: str, /) -> list[str]: ...
 
 def coll_select(arg0: str, arg1: int, arg2: int, /) -> str:
