@@ -57,9 +57,14 @@ def cmd_info(argv: list[str]) -> int:
         return 1
     try:
         _core.coll_check_config()  # INTERLACE_COLL's names: only the collective module knows them
+        _core.fabric_check_config()  # INTERLACE_FABRIC's names: the fabric registry
     except (RuntimeError, ValueError) as e:
         print(f"configuration: invalid: {e}")
         return 1
+    for name, scope, summary, options in _core.fabric_registry():
+        print(f"  {name} ({scope}): {summary}")
+        for var, default, meaning in options:
+            print(f"    {var} (default {default}): {meaning}")
     print("configuration (INTERLACE_* in effect):")
     for k in sorted(cfg):
         print(f"  {k}={cfg[k]}")

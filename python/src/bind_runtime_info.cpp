@@ -5,12 +5,14 @@
 #include <vector>
 
 #include <nanobind/stl/map.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include "bindings.hpp"
 #include "interlace/core/config.hpp"
 #include "interlace/fabric/fabric.hpp"
+#include "interlace/fabric/registry.hpp"
 
 namespace nb = nanobind;
 
@@ -27,6 +29,31 @@ void bind_runtime_info(nb::module_& m) {
         return names;
       },
       "Names of the fabric backends compiled in, e.g. ['shm', 'tcp'].");
+  m.def(
+      "fabric_registry",
+      [] {
+        // (name, scope, summary, [(variable, default, meaning)]) per registered fabric.
+        using Option = std::tuple<std::string, std::string, std::string>;
+        std::vector<std::tuple<std::string, std::string, std::string, std::vector<Option>>> out;
+        for (const fabric::FabricInfo& f : fabric::registry().all()) {
+          std::vector<Option> opts;
+          for (const fabric::FabricOption& o : f.options) opts.emplace_back(o.variable, o.default_value, o.meaning);
+          out.emplace_back(f.name, f.scope == fabric::FabricScope::host ? "host" : "network", f.summary,
+                           std::move(opts));
+        }
+        return out;
+      },
+      "The fabric registry: (name, scope, summary, [(variable, default, meaning)]) per fabric.");
+  m.def(
+      "fabric_check_config",
+      [] {
+        const std::string name = Config::from_env().fabric;
+        if (name != "auto" && !fabric::registry().find(name))
+          throw nb::value_error(("INTERLACE_FABRIC='" + name + "' is not auto or a registered fabric (" +
+                                 fabric::registry().names() + ")")
+                                    .c_str());
+      },
+      "Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form).");
   // Re-reads the environment on each call so a changed os.environ shows up.
   m.def(
       "config_description",

@@ -148,6 +148,18 @@ def test_info_names_a_bad_setting():
     assert "carrier-pigeon" in r.stdout + r.stderr
 
 
+def test_info_checks_the_fabric_name_against_the_registry_and_lists_fabric_options():
+    pytest.importorskip("interlace._core")
+    r = run_interlace("info", env=launcher_env(INTERLACE_FABRIC="infiniband"))
+    assert r.returncode == 1
+    assert "infiniband" in r.stdout and "shm, tcp" in r.stdout, r.stdout
+    r = run_interlace("info", env=launcher_env())
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^  shm \(host\): ", r.stdout, re.M), r.stdout
+    assert re.search(r"^  tcp \(network\): ", r.stdout, re.M), r.stdout
+    assert "INTERLACE_SHM_RING_BYTES (default 256k)" in r.stdout
+
+
 @needs_install
 def test_installed_headers_build_a_messaging_program_that_runs_under_the_launcher(tmp_path):
     src = REPO / "examples" / "cpp" / "hello.cpp"
