@@ -169,3 +169,13 @@ def test_installed_headers_build_a_messaging_program_that_runs_under_the_launche
     r = run_interlace("run", "-n", 3, "--timeout", 60, "./hello", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert "hello from rank 2 of 3" in r.stdout
+
+
+def test_extension_uses_the_shared_library_not_a_copy_of_its_own():
+    """One libinterlace.so for C, C++ and Python: a static copy in the extension would
+    carry registries (fabrics, algorithms) of its own."""
+    core = pytest.importorskip("interlace._core")
+    if not shutil.which("ldd"):
+        pytest.skip("no ldd")
+    out = subprocess.run(["ldd", core.__file__], capture_output=True, text=True).stdout
+    assert re.search(r"libinterlace\.so\.\d+ => \S+", out), out
