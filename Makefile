@@ -13,6 +13,9 @@ ifneq ($(shell command -v ccache 2>/dev/null),)
 export CMAKE_C_COMPILER_LAUNCHER := ccache
 export CMAKE_CXX_COMPILER_LAUNCHER := ccache
 export CCACHE_BASEDIR := $(CURDIR)
+# Sanitizer builds carry -g: without this the build path is hashed and a fresh
+# clone elsewhere would miss the cache (only debug-info paths differ).
+export CCACHE_NOHASHDIR := 1
 endif
 export PIP_ROOT_USER_ACTION := ignore
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
