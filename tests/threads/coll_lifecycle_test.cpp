@@ -57,6 +57,11 @@ size_t resident_bytes() {
 }
 
 TEST(CollLifecycle, ResidentMemoryStaysFlatOverManyCycles) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // The sanitizers' allocators keep freed memory resident (ASan's quarantine holds up
+  // to 256 MiB): resident size says nothing there. The state-counting test above runs.
+  GTEST_SKIP() << "resident size is not meaningful under a sanitizer allocator";
+#endif
   size_t warm = 0, after = 0;
   run_ranks_as_threads(2, [&](Runtime& rt) {
     Communicator w = rt.world();
