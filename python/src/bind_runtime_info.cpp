@@ -35,10 +35,10 @@ void bind_runtime_info(nb::module_& m) {
         // (name, scope, summary, [(variable, default, meaning)]) per registered fabric.
         using Option = std::tuple<std::string, std::string, std::string>;
         std::vector<std::tuple<std::string, std::string, std::string, std::vector<Option>>> out;
-        for (const fabric::FabricInfo& f : fabric::registry().all()) {
+        for (const fabric::FabricInfo* f : fabric::registry().all()) {
           std::vector<Option> opts;
-          for (const fabric::FabricOption& o : f.options) opts.emplace_back(o.variable, o.default_value, o.meaning);
-          out.emplace_back(f.name, f.scope == fabric::FabricScope::host ? "host" : "network", f.summary,
+          for (const fabric::FabricOption& o : f->options) opts.emplace_back(o.variable, o.default_value, o.meaning);
+          out.emplace_back(f->name, f->scope == fabric::FabricScope::host ? "host" : "network", f->summary,
                            std::move(opts));
         }
         return out;

@@ -17,35 +17,46 @@ void Registry::add(FabricInfo info) {
   if (info.name.empty()) throw_error(Errc::invalid_argument, "fabric registry: a fabric needs a name");
   if (!info.make)
     throw_error(Errc::invalid_argument, "fabric registry: fabric '" + info.name + "' has no factory");
-  if (find(info.name))
-    throw_error(Errc::invalid_argument, "fabric registry: fabric '" + info.name + "' is already registered");
-  fabrics_.push_back(std::move(info));
-  std::sort(fabrics_.begin(), fabrics_.end(),
-            [](const FabricInfo& a, const FabricInfo& b) { return a.name < b.name; });
+  std::lock_guard<std::mutex> g(m_);
+  for (const auto& f : fabrics_)
+    if (f->name == info.name)
+      throw_error(Errc::invalid_argument, "fabric registry: fabric '" + info.name + "' is already registered");
+  fabrics_.push_back(std::make_unique<FabricInfo>(std::move(info)));
+  std::sort(fabrics_.begin(), fabrics_.end(), [](const auto& a, const auto& b) { return a->name < b->name; });
 }
 
 const FabricInfo* Registry::find(const std::string& name) const noexcept {
-  for (const FabricInfo& f : fabrics_)
-    if (f.name == name) return &f;
+  std::lock_guard<std::mutex> g(m_);
+  for (const auto& f : fabrics_)
+    if (f->name == name) return f.get();
   return nullptr;
 }
 
+std::vector<const FabricInfo*> Registry::all() const {
+  std::lock_guard<std::mutex> g(m_);
+  std::vector<const FabricInfo*> out;
+  for (const auto& f : fabrics_) out.push_back(f.get());
+  return out;
+}
+
 const FabricInfo* Registry::best(FabricScope scope) const noexcept {
+  std::lock_guard<std::mutex> g(m_);
   const FabricInfo* best = nullptr;
-  for (const FabricInfo& f : fabrics_)
-    if (f.scope == scope && (!best || f.priority > best->priority)) best = &f;
+  for (const auto& f : fabrics_)
+    if (f->scope == scope && (!best || f->priority > best->priority)) best = f.get();
   return best;
 }
 
 std::string Registry::names() const {
+  std::lock_guard<std::mutex> g(m_);
   std::string out;
-  for (const FabricInfo& f : fabrics_) out += (out.empty() ? "" : ", ") + f.name;
+  for (const auto& f : fabrics_) out += (out.empty() ? "" : ", ") + f->name;
   return out;
 }
 
 namespace {
-// Names of the backends compiled in (copies: the registry's own strings move when
-// later registrations re-sort it), and a nullptr-terminated array over them.
+// Names of the backends compiled in (not those registered later), and a
+// nullptr-terminated array over them.
 std::vector<std::string> g_builtin_names;
 std::vector<const char*> g_builtin;
 }
@@ -57,7 +68,7 @@ Registry& registry() {
 #define INTERLACE_FABRIC(name) register_fabric_##name(r);
 #include "fabric_list.inc"
 #undef INTERLACE_FABRIC
-    for (const FabricInfo& f : r.all()) g_builtin_names.push_back(f.name);
+    for (const FabricInfo* f : r.all()) g_builtin_names.push_back(f->name);
     for (const std::string& n : g_builtin_names) g_builtin.push_back(n.c_str());
     g_builtin.push_back(nullptr);
   });

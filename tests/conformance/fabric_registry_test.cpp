@@ -2,6 +2,7 @@
 // options come from there; unknown names are errors that list the known ones.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <string>
 
@@ -51,7 +52,7 @@ TEST(FabricRegistry, DuplicateOrIncompleteRegistrationsAreRefused) {
 
 TEST(FabricRegistry, AFabricRegisteredAtRunTimeIsChosenByName) {
   // A test backend that wraps shm: registering it is all it takes to use it by name.
-  static bool made = false;
+  static std::atomic<bool> made{false};  // set by rank threads
   if (!registry().find("test_wrapped_shm"))
     registry().add(FabricInfo{"test_wrapped_shm", "shm under another name", FabricScope::host, -1, {},
                               [](const FabricInit& i) {

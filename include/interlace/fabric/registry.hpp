@@ -12,6 +12,7 @@
 #pragma once
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -36,19 +37,22 @@ struct FabricInfo {
   std::function<std::unique_ptr<Fabric>(const FabricInit&)> make;
 };
 
+// Thread-safe: ranks that are threads look fabrics up while a test registers one.
+// Entries never move or go away, so the pointers handed out stay valid.
 class Registry {
  public:
   // Throws invalid_argument for an empty or duplicate name or a missing factory.
   void add(FabricInfo info);
   const FabricInfo* find(const std::string& name) const noexcept;
-  const std::vector<FabricInfo>& all() const noexcept { return fabrics_; }
+  std::vector<const FabricInfo*> all() const;  // sorted by name
   // The best fabric of a scope for auto; null if none is registered.
   const FabricInfo* best(FabricScope scope) const noexcept;
   // "shm, tcp": for error messages.
   std::string names() const;
 
  private:
-  std::vector<FabricInfo> fabrics_;
+  mutable std::mutex m_;
+  std::vector<std::unique_ptr<FabricInfo>> fabrics_;
 };
 
 // The process-wide registry with every built-in backend registered (thread-safe
