@@ -371,6 +371,16 @@ def version() -> str:
 def builtin_fabrics() -> list[str]:
     """Names of the fabric backends compiled in, e.g. ['shm', 'tcp']."""
 
+def fabric_registry() -> list[tuple[str, str, str, list[tuple[str, str, str]]]]:
+    """
+    The fabric registry: (name, scope, summary, [(variable, default, meaning)]) per fabric.
+    """
+
+def fabric_check_config() -> None:
+    """
+    Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form).
+    """
+
 def config_description() -> dict[str, str]:
     """
     Every INTERLACE_* setting with its effective value; raises on malformed values.
