@@ -41,7 +41,7 @@ def parse_p2p(text):
     for line in text.splitlines():
         if line.startswith("{"):
             d = json.loads(line)
-            unit = "GB/s" if d["metric"] == "bandwidth" else "us"
+            unit = "GB/s" if "bandwidth" in d["metric"] else "us"
             figs[f"p2p {d['metric']} {d['bytes']} B ({unit})"] = d["median"]
     return figs
 
@@ -86,7 +86,11 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--only", default="", help="comma-separated bench names (p2p,coll,stream)")
     ap.add_argument("--out", type=Path, help="raw results as JSON")
+    ap.add_argument("--report", type=Path, help="only print the tables of an earlier --out file")
     a = ap.parse_args()
+    if a.report:
+        report(json.loads(a.report.read_text()))
+        return
     probe_exe = Path("/tmp/placement-probe")
     subprocess.run(["cc", "-O2", "-o", str(probe_exe), str(PROBE_SRC)], check=True)
     only = set(filter(None, a.only.split(",")))
@@ -107,6 +111,10 @@ def main():
                 print(f"round {rnd} {name} {b}: {placement}", file=sys.stderr)
     if a.out:
         a.out.write_text(json.dumps(raw, indent=1))
+    report(raw)
+
+
+def report(raw):
     for placement in ("near", "far"):
         rows = {}
         for r in raw:
