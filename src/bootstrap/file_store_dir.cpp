@@ -107,19 +107,24 @@ void write_members(int dirfd, const std::vector<std::string>& members, const std
     throw_system_error("file store: cannot rename '" + where + "/" + tmp + "'");
 }
 
-// Unlinks every entry; the store creates only plain files.
-void wipe(int dirfd) {
-  int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* d = ::fdopendir(fd);
-  if (!d) { ::close(fd); return; }
+// Names in a directory (an fd of ours), without "." and ".."; empty if unreadable.
+std::vector<std::string> entries(int dirfd) {
   std::vector<std::string> names;
+  int fd = ::openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return names;
+  DIR* d = ::fdopendir(fd);
+  if (!d) { ::close(fd); return names; }
   while (dirent* e = ::readdir(d)) {
     std::string n = e->d_name;
     if (n != "." && n != "..") names.push_back(n);
   }
   ::closedir(d);
-  for (const auto& n : names) ::unlinkat(dirfd, n.c_str(), 0);
+  return names;
+}
+
+// Unlinks every entry; the store creates only plain files.
+void wipe(int dirfd) {
+  for (const auto& n : entries(dirfd)) ::unlinkat(dirfd, n.c_str(), 0);
 }
 
 bool same_dir(int parent_fd, const std::string& name, int fd) {
@@ -131,17 +136,8 @@ bool same_dir(int parent_fd, const std::string& name, int fd) {
 // Job directories whose members all died (a crashed job) are removed by the
 // next job of the same user on this host. Best effort: a busy or odd entry is skipped.
 void sweep_dead_jobs(int parent_fd, const std::string& ours) {
-  int fd = ::openat(parent_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  DIR* d = ::fdopendir(fd);
-  if (!d) { ::close(fd); return; }
-  std::vector<std::string> names;
-  while (dirent* e = ::readdir(d)) {
-    std::string n = e->d_name;
-    if (n != "." && n != ".." && n != ours) names.push_back(n);
-  }
-  ::closedir(d);
-  for (const auto& n : names) {
+  for (const auto& n : entries(parent_fd)) {
+    if (n == ours) continue;
     Fd s{::openat(parent_fd, n.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)};
     struct stat st {};
     if (s.fd < 0 || ::fstat(s.fd, &st) != 0 || st.st_uid != ::geteuid() || st.st_nlink == 0)

@@ -131,19 +131,26 @@ void Context::add_progress_hook(ProgressHook fn, void* self) {
 }
 
 Errc Context::wait_for(std::span<Completion* const> set, bool any, Deadline deadline) {
-  auto ready = [this, set, any] {
-    std::lock_guard<OptionalLock> g(lock_);
-    size_t finished = 0;
-    for (Completion* c : set) {
-      if (c && !c->done) c->poll();
-      if (!c || c->done) {
-        if (any) return true;
-        ++finished;
+  // Captured by one reference so that the std::function wait_until takes stays within
+  // its inline buffer: a capture of span + flag allocated on every wait.
+  struct Ready {
+    OptionalLock& lock;
+    std::span<Completion* const> set;
+    bool any;
+    bool operator()() const {
+      std::lock_guard<OptionalLock> g(lock);
+      size_t finished = 0;
+      for (Completion* c : set) {
+        if (c && !c->done) c->poll();
+        if (!c || c->done) {
+          if (any) return true;
+          ++finished;
+        }
       }
+      return finished == set.size();
     }
-    return finished == set.size();
-  };
-  return wait_until(ready, deadline);
+  } ready{lock_, set, any};
+  return wait_until([&ready] { return ready(); }, deadline);
 }
 
 void Context::add_comm_free_listener(CommFreeHandler fn, void* self) {

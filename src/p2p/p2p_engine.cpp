@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 
 #include "interlace/core/tsan.hpp"
 #include "interlace/core/log.hpp"
@@ -33,7 +32,6 @@ P2pEngine::P2pEngine(engine::Context& ctx)
   ctx.set_handler(fabric::kKindP2pCredit, &P2pEngine::on_credit, this);
   ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
   ctx.add_progress_hook(&P2pEngine::push_chunks, this);
-  ctx.add_progress_hook(&P2pEngine::purge_dead_comms, this);
   ctx.add_comm_free_listener(&P2pEngine::on_comm_freed, this);
 }
 
@@ -317,6 +315,9 @@ void P2pEngine::on_cts(void* self, const FrameHeader& h, const std::byte* p) {
 
 bool P2pEngine::push_chunks(void* self) {
   auto* e = static_cast<P2pEngine*>(self);
+  // Queues of freed communicators go here, outside any walk over a queue (the last
+  // reference may drop while one is walked); one hook call per round serves both.
+  if (!e->dead_comms_.empty()) e->purge_dead_comms();
   if (e->streaming_.empty()) return false;
   bool moved = false;
   // At most a quarter of what one frame may hold, so several chunks are in flight
@@ -458,18 +459,15 @@ P2pEngine::~P2pEngine() {
   for (RequestImpl* r : pool_) delete r;
 }
 
-bool P2pEngine::purge_dead_comms(void* self) {
-  auto* e = static_cast<P2pEngine*>(self);
-  if (e->dead_comms_.empty()) return false;
-  for (uint64_t comm : e->dead_comms_) {
-    if (comm == e->last_comm_) {
-      e->last_comm_ = ~0ull;
-      e->last_queues_ = nullptr;
+void P2pEngine::purge_dead_comms() {
+  for (uint64_t comm : dead_comms_) {
+    if (comm == last_comm_) {
+      last_comm_ = ~0ull;
+      last_queues_ = nullptr;
     }
-    e->queues_.erase(comm);
+    queues_.erase(comm);
   }
-  e->dead_comms_.clear();
-  return false;
+  dead_comms_.clear();
 }
 
 

@@ -141,7 +141,7 @@ class P2pEngine {
   static void on_credit(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_lost(void* self, int peer);
   static bool push_chunks(void* self);
-  static bool purge_dead_comms(void* self);
+  void purge_dead_comms();
   static void on_comm_freed(void* self, uint64_t comm) { static_cast<P2pEngine*>(self)->drop_comm(comm); }
 
   CommQueues& queues(uint64_t comm);

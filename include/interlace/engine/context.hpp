@@ -74,8 +74,8 @@ class Context final : private fabric::FrameSink {
   void set_handler(uint8_t kind, FrameHandler fn, void* self);
   void add_peer_lost_listener(PeerLostHandler fn, void* self);
   void add_progress_hook(ProgressHook fn, void* self);
-  // Models that keep per-communicator state drop it when a communicator is freed
-  // (groups::CommState::release calls notify_comm_freed).
+  // Models that keep per-communicator state drop it when a communicator goes (the
+  // groups layer's CommState destructor calls notify_comm_freed).
   void add_comm_free_listener(CommFreeHandler fn, void* self);
   void notify_comm_freed(uint64_t comm_id);
 
