@@ -154,7 +154,6 @@ Status internal_probe(const CommState& c, int source, int tag) {
 bool internal_iprobe_world(const CommState& c, int source_world, int tag, Status* st) {
   return engine_of(c).probe(c, source_world, tag, st, false);
 }
-size_t eager_max(const CommState& c) { return engine_of(c).eager_max(); }
 bool eager_ok_world(const CommState& c, int dest_world, size_t bytes) {
   return engine_of(c).eager_ok(dest_world, bytes);
 }

@@ -8,8 +8,8 @@
 //    stray messages of a given peer, e.g. the collective-mismatch check). Never
 //    raises: a peer that finished and left simply has no message.
 //  - send_eager_world: one eager frame without a request; the message is buffered
-//    (complete) on return. Only for a message eager_ok_world allowed: at most
-//    eager_max(c) bytes and within the eager credit the destination granted us
+//    (complete) on return. Only for a message eager_ok_world allowed: at most the
+//    eager limit and within the eager credit the destination granted us
 //    (INTERLACE_EAGER_CREDIT); otherwise use internal_isend (rendezvous).
 #pragma once
 #include <cstddef>
@@ -36,7 +36,6 @@ Request internal_irecv(const std::shared_ptr<groups::CommState>& c, void* buf, s
 Status internal_probe(const groups::CommState& c, int source, int tag);
 bool internal_iprobe_world(const groups::CommState& c, int source_world, int tag, Status* st);
 
-size_t eager_max(const groups::CommState& c);
 bool eager_ok_world(const groups::CommState& c, int dest_world, size_t bytes);
 Errc send_eager_world(const groups::CommState& c, int dest_world, int tag, const void* buf,
                       size_t bytes);
