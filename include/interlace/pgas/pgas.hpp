@@ -134,6 +134,9 @@ class Pgas {
   void poll();
   // Completes everything outstanding on every domain (finalize, barrier).
   void quiet_all();
+  // Ends every PE of the job with `status` (OpenSHMEM global_exit): tells each PE,
+  // which exits from its progress (also when blocked in a barrier), then exits.
+  [[noreturn]] void global_exit(int status);
   // True while an active-message handler runs on this thread.
   static bool in_handler() noexcept;
 

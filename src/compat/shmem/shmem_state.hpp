@@ -41,6 +41,10 @@ auto call(const char* routine, F&& fn) -> decltype(fn()) {
   }
 }
 
+// Completes every outstanding operation, then a barrier over all PEs (shmem_malloc,
+// shmem_free, shmem_init/finalize and shmem_barrier_all use it).
+void world_barrier();
+
 // The world communicator of the runtime (teams and collectives build on it).
 Communicator world();
 
