@@ -44,7 +44,9 @@ void amo_fetching_nbi(const char* routine, shmem_ctx_t ctx, pgas::AmoOp op, T* f
 template <class T>
 void amo_plain(const char* routine, shmem_ctx_t ctx, pgas::AmoOp op, T* target, T operand,
                int pe) {
-  amo_any(routine, ctx, op, amo_type<T>(), target, &operand, nullptr, nullptr, pe, false);
+  // Non-fetching: complete at the next quiet, as the specification allows (the core
+  // copies the operand before returning).
+  amo_any(routine, ctx, op, amo_type<T>(), target, &operand, nullptr, nullptr, pe, true);
 }
 
 }  // namespace interlace::shmem
