@@ -25,8 +25,9 @@
 //    issue each put_signal itself; it needs the context lock, i.e.
 //    INTERLACE_PROGRESS=thread (invalid_argument otherwise).
 //  - finish() (owner) returns once the producer closed the stream and every element
-//    is delivered and complete (quiet). Destroying a transfer whose producer is still
-//    running is the program's error; destroy it after finish().
+//    is delivered and complete (quiet). Destroy the transfer only after finish() and
+//    after the producer thread has returned from close() (join it): destroying one
+//    that a producer still uses is the program's error.
 //  - Errors are interlace::Error naming the bad value: batch 0, an element size of 0,
 //    capacity smaller than batch, a destination, signal or credit word that is not
 //    symmetric, a PE out of range. A failed put_signal (lost PE) is raised on the
