@@ -170,6 +170,8 @@ def new_array(shape: Any, dtype: Any = float, order: str = "C", *, align: int | 
     sizes = np.array([nbytes, -nbytes], dtype=np.int64)
     _st.world_comm("new_array").Allreduce(IN_PLACE, sizes, MAX)  # also the barrier
     if sizes[0] != nbytes or -sizes[1] != nbytes:
+        del _st.blocks[addr]
+        pg.free(addr)  # so that the allocators of all PEs agree again
         raise ArgumentError(f"shmem.new_array: the allocation is not symmetric: PEs asked for "
                             f"between {-sizes[1]} and {sizes[0]} bytes (this PE {nbytes})")
     return a
