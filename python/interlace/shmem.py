@@ -85,7 +85,9 @@ def init(heap_size: int = 0) -> None:
         if _st.finalized:
             raise FinalizedError("shmem.init: called after shmem.finalize()")
         world = _comm.init()
-        _st.pgas = _core.Pgas.attach(_comm._runtime, operator.index(heap_size))
+        runtime = _comm._runtime
+        assert runtime is not None  # set by interlace.init()
+        _st.pgas = _core.Pgas.attach(runtime, operator.index(heap_size))
         _st.world = world.Dup()
         _shmem_team._init_teams(_st.world)
         _st.barrier_all("init")  # every PE attached before anyone reaches it
