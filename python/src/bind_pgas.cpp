@@ -19,7 +19,8 @@ namespace interlace::python {
 namespace {
 
 // Copies above this size release the GIL: other Python threads run meanwhile, and
-// below it the release would cost more than the copy.
+// below it the release would cost more than the copy. Blocking operations that
+// travel as active messages (a peer whose heap is not mapped) release it always.
 constexpr size_t kReleaseBytes = 64 << 10;
 
 std::string hex(const void* p) {
@@ -67,14 +68,15 @@ void rma(PyPgas& g, bool is_put, nb::handle target, nb::handle source, long long
   g.check_heap(is_put ? t.data : s.data, s.bytes, what);
   const int p = pe_arg(pe, what);
   pgas::Domain& d = g.dom(ctx, what);
-  if (s.bytes >= kReleaseBytes) {
-    nb::gil_scoped_release unlocked;
+  auto run = [&] {
     if (is_put) g.p->put(d, t.data, s.data, s.bytes, p, nbi);
     else g.p->get(d, t.data, s.data, s.bytes, p, nbi);
-  } else if (is_put) {
-    g.p->put(d, t.data, s.data, s.bytes, p, nbi);
+  };
+  if (s.bytes >= kReleaseBytes || (!nbi && g.may_wait(is_put ? t.data : s.data, p))) {
+    nb::gil_scoped_release unlocked;
+    run();
   } else {
-    g.p->get(d, t.data, s.data, s.bytes, p, nbi);
+    run();
   }
   if (nbi) {
     g.pyd(ctx).pending.push_back(std::move(t));

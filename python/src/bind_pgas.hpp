@@ -37,6 +37,9 @@ struct PyPgas {
   PyDomain& pyd(PyDomain* d) { return d ? *d : dflt; }
   // Throws invalid_argument naming `what` unless [addr, addr+bytes) is in the heap.
   void check_heap(const void* addr, size_t bytes, const char* what) const;
+  // Whether an operation on `sym` at `pe` is an active message (it may wait for
+  // the peer's reply); a PE out of range also counts, the operation then throws.
+  bool may_wait(const void* sym, int pe) const { return p->ptr(sym, pe) == nullptr; }
 };
 
 int pe_arg(long long pe, const char* what);

@@ -1,7 +1,8 @@
 // interlace._core.Pgas, continued: atomics on the first element of a symmetric
 // array, put with signal, and the point-to-point waits (wait_until/test,
 // signal_wait_until). The element type of the array picks the atomic's type;
-// Python values are range-checked against it. Waits release the GIL.
+// Python values are range-checked against it. Waits, and atomics that are a round
+// trip to the peer, release the GIL.
 #include <cstring>
 #include <limits>
 #include <string>
@@ -135,7 +136,14 @@ nb::object atomic(PyPgas& g, int op, nb::handle target, nb::handle value, nb::ha
                         o == AmoOp::fetch_xor;
   uint64_t old = 0;
   const int p = pe_arg(pe, "atomic");
-  g.p->atomic(g.dom(ctx, "atomic"), o, e.type, e.buf.data, &operand, &compare, fetching ? &old : nullptr, p);
+  pgas::Domain& d = g.dom(ctx, "atomic");
+  auto run = [&] { g.p->atomic(d, o, e.type, e.buf.data, &operand, &compare, fetching ? &old : nullptr, p); };
+  if (g.may_wait(e.buf.data, p)) {
+    nb::gil_scoped_release unlocked;  // a round trip to the peer
+    run();
+  } else {
+    run();
+  }
   return fetching ? from_bits(e.type, old) : nb::none();
 }
 
