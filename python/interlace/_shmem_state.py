@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from . import comm as _comm
 from .comm import Comm
 from .errors import ArgumentError, FinalizedError
 
@@ -25,6 +26,8 @@ def p(what: str) -> _core.Pgas:
         raise FinalizedError(f"shmem.{what}: shmem.init() has not been called")
     if finalized:
         raise FinalizedError(f"shmem.{what}: called after shmem.finalize()")
+    if _comm.is_finalized():  # the heap went with the runtime
+        raise FinalizedError(f"shmem.{what}: called after interlace.finalize()")
     return pgas
 
 

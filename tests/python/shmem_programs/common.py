@@ -3,8 +3,11 @@
 import interlace
 
 
+RANK = interlace.init().rank  # shmem.init() attaches to this runtime
+
+
 def ok(name):
-    print(f"OK {name} rank {interlace.init().rank}", flush=True)  # also after shmem.finalize()
+    print(f"OK {name} rank {RANK}", flush=True)  # also after the finalizes
 
 
 def raises(exc, fn, *args, contains=(), **kw):

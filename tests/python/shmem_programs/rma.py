@@ -5,7 +5,7 @@ import numpy as np
 
 import interlace
 from interlace import shmem
-from common import ok
+from common import ok, raises
 
 shmem.init()
 world = interlace.init()  # the runtime shmem.init() started
@@ -86,4 +86,8 @@ if n > 1:
 shmem.barrier_all()
 ok("fence")
 shmem.finalize()
+raises(interlace.FinalizedError, shmem.put, nb, got, right, contains=["shmem.finalize"])
+raises(interlace.FinalizedError, shmem.my_pe, contains=["shmem.finalize"])
+raises(interlace.FinalizedError, shmem.TEAM_WORLD.sync, contains=["shmem.finalize"])
+assert world.allreduce(1) == n  # the rest of interlace still runs
 ok("rma")
