@@ -1,7 +1,5 @@
 // Team management routines of shmem.h (OpenSHMEM 1.5 section 9.4).
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 
 #include "compat/shmem/shmem_team.hpp"
 #include "interlace/groups/comm_state.hpp"
@@ -14,8 +12,7 @@ namespace {
 // The specification answers a bad triplet or xrange with a nonzero return and
 // SHMEM_TEAM_INVALID, not an error; SHMEM_DEBUG says why.
 int refuse(const char* routine, const std::string& why) {
-  if (std::getenv("SHMEM_DEBUG"))
-    std::fprintf(stderr, "interlace shmem: %s: %s; returning nonzero\n", routine, why.c_str());
+  shmem::debug(std::string(routine) + ": " + why + "; returning nonzero");
   return 1;
 }
 
@@ -148,20 +145,28 @@ void shmem_team_destroy(shmem_team_t t) {
 int shmem_team_create_ctx(shmem_team_t t, long options, shmem_ctx_t* ctx) {
   static const char* r = "shmem_team_create_ctx";
   return shmem::call(r, [&] {
+    pgas::Pgas& p = shmem::pgas(r);
     *need(ctx, "ctx") = SHMEM_CTX_INVALID;
     if (t == SHMEM_TEAM_INVALID) return refuse(r, "team is SHMEM_TEAM_INVALID");
-    team(t, r);
-    const int rc = shmem_ctx_create(options, ctx);
-    if (rc == 0 && t != SHMEM_TEAM_WORLD) add_ctx(*ctx, t);
-    return rc;
+    const Team& tm = team(t, r);
+    // Unknown options are a failed creation, as for shmem_ctx_create (the program may
+    // retry with other options).
+    if (options & ~(SHMEM_CTX_SERIALIZED | SHMEM_CTX_PRIVATE | SHMEM_CTX_NOSTORE))
+      return refuse(r, "unknown options " + std::to_string(options));
+    std::vector<int> world_pes;
+    if (t != SHMEM_TEAM_WORLD) world_pes = tm.comm.group_state()->world_of;
+    *ctx = shmem::new_ctx(p, options, t == SHMEM_TEAM_WORLD ? nullptr : t, std::move(world_pes));
+    return 0;
   });
 }
 
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t* t) {
-  return shmem::call("shmem_ctx_get_team", [&] {
+  static const char* r = "shmem_ctx_get_team";
+  return shmem::call(r, [&] {
     *need(t, "team") = SHMEM_TEAM_INVALID;
     if (ctx == SHMEM_CTX_INVALID) return 1;
-    *t = team_of_ctx(ctx);
+    shmem::domain_of(shmem::pgas(r), ctx);  // rejects a destroyed or stray context
+    *t = ctx->team ? static_cast<shmem_team_t>(ctx->team) : SHMEM_TEAM_WORLD;
     return 0;
   });
 }

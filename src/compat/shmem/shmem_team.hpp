@@ -35,23 +35,13 @@ Team& team(shmem_team_t t, const char* routine);
 // triplet against the number of PEs and that this PE is a member.
 Communicator active_set(int start, int log_stride, int size, const char* routine);
 uint64_t active_set_id(int start, int log_stride, int size);
-// Registers a new team under a fresh handle / forgets one (and its contexts).
+// Registers a new team under a fresh handle / forgets one.
 shmem_team_t add_team(Team t);
 Team remove_team(shmem_team_t t);
-// The team a context was made for (SHMEM_TEAM_WORLD for any other context).
-void add_ctx(shmem_ctx_t ctx, shmem_team_t t);
-shmem_team_t team_of_ctx(shmem_ctx_t ctx);
 
-// Drops every team, active set and context association (shmem_finalize calls it
-// before the runtime goes; harmless if it does not: the registry is never destroyed).
+// Drops every team and active set (shmem_finalize may call it before the runtime goes;
+// harmless if it does not: the registry is never destroyed).
 void finalize() noexcept;
-
-// For the context routines: the world PE that `pe` names on `ctx` (team-relative for a
-// context made by shmem_team_create_ctx, else `pe` itself); -1 when `pe` is not in the
-// context's team. Cheap when no team context exists.
-int ctx_world_pe(shmem_ctx_t ctx, int pe) noexcept;
-// shmem_ctx_destroy calls it so that a reused handle does not inherit a team.
-void ctx_destroyed(shmem_ctx_t ctx) noexcept;
 
 // ---- collectives on a communicator (shmem_coll*.cpp) ----------------------------------
 // Sizes are elements of `elem` bytes; every function checks its arguments first.

@@ -1,6 +1,4 @@
-// The team registry: handles to teams, the predefined teams, active-set communicators
-// and the team of each context made by shmem_team_create_ctx.
-#include <atomic>
+// The team registry: handles to teams, the predefined teams, active-set communicators.
 #include <map>
 #include <mutex>
 
@@ -19,8 +17,6 @@ struct Registry {
   std::map<uintptr_t, Team> teams;             // handle value -> team
   uintptr_t next = 3;                          // 1, 2: WORLD, SHARED
   std::map<uint64_t, Communicator> sets;       // active-set id -> communicator
-  std::map<shmem_ctx_t, shmem_team_t> ctxs;    // team contexts
-  std::atomic<bool> any_ctx{false};
 };
 
 // Never destroyed: a program that exits without shmem_finalize must not run the
@@ -84,8 +80,6 @@ Team remove_team(shmem_team_t t) {
   auto it = r.teams.find(reinterpret_cast<uintptr_t>(t));
   Team out = std::move(it->second);
   r.teams.erase(it);
-  for (auto c = r.ctxs.begin(); c != r.ctxs.end();)
-    c = c->second == t ? r.ctxs.erase(c) : std::next(c);
   return out;
 }
 
@@ -134,39 +128,6 @@ void finalize() noexcept {
   std::lock_guard<std::mutex> lk(r.m);
   r.teams.clear();
   r.sets.clear();
-  r.ctxs.clear();
-  r.any_ctx = false;
-}
-
-void add_ctx(shmem_ctx_t ctx, shmem_team_t t) {
-  Registry& r = reg();
-  std::lock_guard<std::mutex> lk(r.m);
-  r.ctxs[ctx] = t;
-  r.any_ctx = true;
-}
-
-shmem_team_t team_of_ctx(shmem_ctx_t ctx) {
-  Registry& r = reg();
-  std::lock_guard<std::mutex> lk(r.m);
-  auto it = r.ctxs.find(ctx);
-  return it == r.ctxs.end() ? SHMEM_TEAM_WORLD : it->second;
-}
-
-int ctx_world_pe(shmem_ctx_t ctx, int pe) noexcept {
-  Registry& r = reg();
-  if (!r.any_ctx.load(std::memory_order_relaxed)) return pe;
-  std::lock_guard<std::mutex> lk(r.m);
-  auto it = r.ctxs.find(ctx);
-  if (it == r.ctxs.end()) return pe;
-  auto t = r.teams.find(reinterpret_cast<uintptr_t>(it->second));
-  if (t == r.teams.end() || pe < 0 || pe >= t->second.comm.size()) return -1;
-  return t->second.comm.world_rank_of(pe);
-}
-
-void ctx_destroyed(shmem_ctx_t ctx) noexcept {
-  Registry& r = reg();
-  std::lock_guard<std::mutex> lk(r.m);
-  r.ctxs.erase(ctx);
 }
 
 }  // namespace interlace::shmem::teams
