@@ -23,6 +23,7 @@ static double _Complex pwrk_z[N + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 static short pwrk_s[N + SHMEM_REDUCE_MIN_WRKDATA_SIZE];
 
 static int me, npes;
+static int mailbox; /* symmetric (static data) */
 
 static void reset(long* ps, size_t n) {
   for (size_t i = 0; i < n; ++i) ps[i] = SHMEM_SYNC_VALUE;
@@ -41,6 +42,14 @@ static void run_set(int start, int logs, int size, long* ps, long* pb) {
   if (!member(start, logs, size, &idx)) return;
   static int32_t s32[N * 8], d32[N * 8];
   static int64_t s64[N * 8], d64[N * 8];
+
+  /* shmem_barrier completes the puts issued before it: member k puts to member k+1 */
+  mailbox = -1;
+  shmem_barrier(start, logs, size, pb);
+  shmem_int_p(&mailbox, me, start + ((idx + 1) % size) * stride);
+  shmem_barrier(start, logs, size, pb);
+  CHECK(mailbox == start + ((idx + size - 1) % size) * stride, "put before shmem_barrier: mailbox %d", mailbox);
+  shmem_barrier(start, logs, size, pb);
 
   /* broadcast: root 1 % size, relative to the set */
   int root = 1 % size;

@@ -6,6 +6,7 @@
 #include "check.h"
 
 static int me, npes;
+static int mailbox; /* symmetric (static data) */
 
 static void check_world(void) {
   CHECK(shmem_team_my_pe(SHMEM_TEAM_WORLD) == me, "team_my_pe(WORLD) = %d", shmem_team_my_pe(SHMEM_TEAM_WORLD));
@@ -60,11 +61,20 @@ static void check_strided(int start, int stride, int size) {
         "config num_contexts %d, want 3", got.num_contexts);
   CHECK(shmem_team_sync(t) == 0, "team_sync");
 
-  /* a context of the team reports it */
+  /* a context of the team reports it, and its PE numbers are the team's: each PE puts
+   * its world PE to the next PE of the team */
   shmem_ctx_t ctx;
   CHECK(shmem_team_create_ctx(t, 0, &ctx) == 0, "team_create_ctx");
   shmem_team_t back = SHMEM_TEAM_INVALID;
   CHECK(shmem_ctx_get_team(ctx, &back) == 0 && back == t, "ctx_get_team");
+  mailbox = -1;
+  shmem_team_sync(t);
+  shmem_ctx_int_p(ctx, &mailbox, me, (idx + 1) % size);
+  shmem_ctx_quiet(ctx);
+  shmem_team_sync(t);
+  int from = start + ((idx + size - 1) % size) * stride;
+  CHECK(mailbox == from, "team ctx put: mailbox %d, want world PE %d", mailbox, from);
+  shmem_team_sync(t);
   shmem_ctx_destroy(ctx);
 
   /* a split of the split team: its first half, numbered inside t */
