@@ -1,6 +1,6 @@
 """OpenSHMEM teams and collectives (include/interlace/shmem_teams.h) with real programs:
 
-- every program tests/shmem_teams/*.c (but team_errors.c) at each PE count of its
+- every program tests/shmem_teams/*.c and *.cpp (but team_errors.c) at each PE count of its
   `/* pes: ... */` first line, on shm and on tcp, under `interlace run`, expecting
   exit 0 and "OK <name>";
 - the programs marked `/* oshmem */` (OpenSHMEM 1.4 API only) also built with Open
@@ -44,9 +44,10 @@ def oshmem_compatible(src: Path) -> bool:
     return "/* oshmem */" in src.read_text().splitlines()[1:2]
 
 
-PROGRAMS = [s for s in sorted(SRC_DIR.glob("*.c")) if s.stem != "team_errors"]
+SOURCES = sorted([*SRC_DIR.glob("*.c"), *SRC_DIR.glob("*.cpp")])
+PROGRAMS = [s for s in SOURCES if s.stem != "team_errors"]
 CASES = [(s.stem, n) for s in PROGRAMS for n in (pes_of(s) or [0])]
-OSHMEM_CASES = [(name, n) for name, n in CASES if oshmem_compatible(SRC_DIR / f"{name}.c")]
+OSHMEM_CASES = [(s.stem, n) for s in PROGRAMS if oshmem_compatible(s) for n in pes_of(s)]
 
 
 def binary(name: str) -> Path:
@@ -92,7 +93,7 @@ def oshmem_dir(tmp_path_factory) -> str:
     return str(tmp_path_factory.mktemp("oshmem"))
 
 
-@pytest.mark.parametrize("src", sorted(SRC_DIR.glob("*.c")), ids=lambda s: s.stem)
+@pytest.mark.parametrize("src", SOURCES, ids=lambda s: s.stem)
 def test_program_declares_its_pe_counts(src):
     assert pes_of(src), f"{src}: first line must be /* pes: 1 2 3 4 8 */"
 

@@ -28,6 +28,9 @@ void check_buf(const void* p, size_t bytes, const char* name) {
 void check_stride(ptrdiff_t s, const char* name) {
   if (s < 1) throw Error(Errc::invalid_argument, std::string(name) + " " + std::to_string(s) +
                                                     " must be at least 1");
+  if (static_cast<size_t>(s) > kMaxBytes)
+    throw Error(Errc::invalid_count, std::string(name) + " " + std::to_string(s) +
+                                         " strides beyond the 2^48 bytes a PE can address");
 }
 
 }  // namespace
