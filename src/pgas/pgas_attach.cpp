@@ -69,7 +69,20 @@ Pgas* Pgas::of(engine::Context& ctx) noexcept {
 Pgas& Pgas::attach(Runtime& rt, size_t heap_bytes) {
   engine::Context& ctx = rt.context();
   if (Pgas* p = of(ctx)) return *p;
-  std::lock_guard<engine::OptionalLock> g(ctx.lock());
+  Pgas* p = nullptr;
+  {
+    std::lock_guard<engine::OptionalLock> g(ctx.lock());
+    p = &attach_locked(ctx, heap_bytes);
+  }
+  // Over a fabric without shared memory every operation is a message its target
+  // serves: by default a progress thread serves them while the target computes.
+  // (Outside the lock: starting the thread turns the lock on.)
+  if (p->s_->heap_private && p->s_->size > 1 && ctx.config().progress == ProgressMode::auto_)
+    ctx.start_progress_thread();
+  return *p;
+}
+
+Pgas& Pgas::attach_locked(engine::Context& ctx, size_t heap_bytes) {
   if (heap_bytes == 0) {
     const char* env = std::getenv("SHMEM_SYMMETRIC_SIZE");
     heap_bytes = env ? parse_heap_size(env) : kDefaultHeap;
