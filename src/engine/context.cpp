@@ -290,6 +290,7 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
   uint64_t next_peer_check = 0;
   const uint64_t check_ns = static_cast<uint64_t>(config_.peer_check_s * 1e9);
   const bool threaded = lock_.enabled();
+  int threaded_sleep_us = 0;
   for (;;) {
     bool moved;
     {
@@ -299,7 +300,7 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
       if (done()) return Errc::ok;
     }
     if (deadline.expired()) return Errc::timeout;
-    if (moved) { idle_rounds = 0; continue; }
+    if (moved) { idle_rounds = 0; threaded_sleep_us = 0; continue; }
     ++idle_rounds;
     if (idle_rounds < spin_rounds_) { cpu_relax(); continue; }
     // Crowded host: hand the core to a peer that has work before paying for a sleep.
@@ -315,8 +316,15 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
     double t = config_.peer_check_s;
     if (deadline.at_ns) t = std::min(t, (deadline.at_ns > now ? deadline.at_ns - now : 0) * 1e-9);
     if (threaded) {
-      // The progress thread owns the blocking wait; poll the flag cheaply.
-      sched_yield();
+      // The progress thread owns the blocking wait. Yield for a while (a reply is
+      // usually tens of microseconds away), then sleep in growing steps up to 1 ms
+      // (its own idle step) rather than spin a core another rank may need.
+      if (idle_rounds < spin_rounds_ + yield_rounds_ + 2000) {
+        sched_yield();
+      } else {
+        threaded_sleep_us = std::min(std::max(threaded_sleep_us * 2, 1), 1000);
+        std::this_thread::sleep_for(std::chrono::microseconds(threaded_sleep_us));
+      }
     } else if (backlog_frames_ > 0 || busy_ > 0) {
       // A full ring drains without waking us: poll gently.
       sched_yield();
