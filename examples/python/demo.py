@@ -79,6 +79,9 @@ class Tools:
     def cxx(self, source: str, *flags: str) -> Path:
         return self._build("interlace-c++", source, flags)
 
+    def oshcc(self, source: str, *flags: str) -> Path:
+        return self._build("interlace-oshcc", source, flags)
+
     def run(self, exe, *args: str, ranks: int | None = None) -> str:
         n = str(ranks or self.ranks)
         cmd = [sys.executable, "-m", "interlace", "run", "-n", n, str(exe), *args]

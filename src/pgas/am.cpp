@@ -235,8 +235,19 @@ void on_pgas_frame(void* self, const fabric::FrameHeader& h, const std::byte* pa
   dispatch(*static_cast<PgasState*>(self), h, payload);
 }
 
+void flush_notify(PgasState& s) {
+  if (!s.any_dirty.load(std::memory_order_relaxed)) return;
+  s.any_dirty.store(false, std::memory_order_relaxed);
+  // Pairs with the fence in the target's wait (Fabric::wait_unless): either it sees
+  // our stores or we see that it sleeps.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  for (int pe = 0; pe < s.size; ++pe)
+    if (s.dirty[pe].load(std::memory_order_relaxed) && s.dirty[pe].exchange(0)) s.ctx->fabric().notify(pe);
+}
+
 bool pgas_progress_hook(void* self) {
   auto& s = *static_cast<PgasState*>(self);
+  flush_notify(s);
   if (s.loopback.empty()) return false;
   // Handlers may queue more loopback messages: take the current batch only.
   std::deque<PgasState::Loop> batch;

@@ -106,6 +106,8 @@ Pgas& Pgas::attach_locked(engine::Context& ctx, size_t heap_bytes) {
     s->heap_private = true;
   }
   s->alloc.reset(heap_bytes);
+  s->dirty = std::make_unique<std::atomic<uint8_t>[]>(s->size);
+  for (int i = 0; i < s->size; ++i) s->dirty[i].store(0, std::memory_order_relaxed);
   s->peer_heap.assign(s->size, nullptr);
   s->peer_heap_state.assign(s->size, 0);
   s->peer_heap[s->rank] = s->heap;

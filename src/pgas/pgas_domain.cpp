@@ -45,6 +45,7 @@ void on_pgas_peer_lost(void* self, int peer) {
 
 void wait_quiet(PgasState& s, DomainState& d) {
   forbid_in_handler("quiet");
+  flush_notify(s);
   if (d.outstanding > 0) {
     const Errc rc = s.ctx->wait_until([&d] { return d.outstanding == 0; },
                                       Deadline::after(s.ctx->config().op_timeout_s));
@@ -103,6 +104,7 @@ void Pgas::quiet_all() {
 
 void Pgas::wait(const std::function<bool()>& cond) {
   forbid_in_handler("wait");
+  flush_notify(*s_);
   if (cond()) return;
   s_->ctx->wait_until(cond);
 }
@@ -130,6 +132,7 @@ void Pgas::global_exit(int status) {
         if (ctx.backlogged(pe)) return false;
       return true;
     }, Deadline::after(2.0));
+  flush_notify(*s_);
   std::fflush(nullptr);
   _exit(status);
 }

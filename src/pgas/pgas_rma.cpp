@@ -14,10 +14,9 @@ namespace interlace::pgas {
 namespace {
 using Lock = std::lock_guard<engine::OptionalLock>;
 
-// Pairs with the fence in the target's wait (Fabric::wait_unless).
 void stored(PgasState& s, int pe) {
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  if (pe != s.rank) s.ctx->fabric().notify(pe);
+  std::atomic_thread_fence(std::memory_order_release);  // orders later stores (fence)
+  mark_stored(s, pe);
 }
 
 std::byte* heap_at(PgasState& s, int pe) {

@@ -2,6 +2,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
@@ -77,6 +78,9 @@ struct PgasState {
   HeapAllocator alloc;
   std::vector<std::byte*> peer_heap;  // mapped heaps; nullptr: not (yet) known
   std::vector<int8_t> peer_heap_state; // 0 unknown, 1 mapped, -1 active messages
+  // Peers stored to directly since their last wake-up check (see flush_notify).
+  std::unique_ptr<std::atomic<uint8_t>[]> dirty;
+  std::atomic<bool> any_dirty{false};
 
   // static data of the program (data + bss of the executable)
   uintptr_t static_lo = 0, static_hi = 0;
@@ -129,6 +133,19 @@ void forbid_in_handler(const char* what);
 // pgas_amo.cpp: applies op to local memory; returns the old value's bits.
 uint64_t apply_amo(AmoOp op, AmoType type, void* addr, uint64_t operand, uint64_t compare);
 void apply_signal(uint64_t* addr, uint64_t value, SignalOp op);
+
+// After direct stores: wakes the peers stored to that sleep (Fabric::notify), after a
+// sequentially consistent fence. Deferred from the store itself (a put pays no fence
+// and no check) to the next point where this PE enters the library to wait, quiet,
+// poll or progress; a target sleeping meanwhile rechecks at its peer-check period.
+inline void mark_stored(PgasState& s, int pe) {
+  if (pe == s.rank) return;
+  if (!s.dirty[pe].load(std::memory_order_relaxed)) {
+    s.dirty[pe].store(1, std::memory_order_relaxed);
+    s.any_dirty.store(true, std::memory_order_relaxed);
+  }
+}
+void flush_notify(PgasState& s);
 
 // pgas_domain.cpp
 DomainState& dom(PgasState& s, Domain& d);

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -107,3 +107,11 @@ def test_pgas(demo):
         "put ring of 4 int64 into the right neighbour's heap, reduce SUM over 4 PEs: [6, 6, 6, 6]",
         "atomic_inc x 100 from each of 4 PEs on a counter of PE 0: 400",
     ]
+
+
+def test_unmodified_openshmem_program(demo):
+    lines = demo["OpenSHMEM"]
+    assert lines[0] == "$ interlace-oshcc examples/shmem/histogram.c -o histogram -O2", lines
+    assert lines[1] == "$ interlace run -n 4 ./histogram 200000 16", lines
+    assert re.fullmatch(r"histogram of 200000 samples in 64 bins: count 200000, checksum \d+, "
+                        r"total by atomics 200000", lines[2]), lines
