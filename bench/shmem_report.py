@@ -112,23 +112,25 @@ def verdicts(runs, impls, include_busy=False, placement="near", npes=2):
     def judge(metric, other, is_floor):
         if not new:
             return "pending: no interlace figures (interlace's shmem.h not built)"
-        seen = []  # (how many times worse than the reference, bytes); > 1 is a miss
+        seen = []  # (how many times worse than the reference: > 1 is a miss, bytes, new/ref)
         for (m, nbytes), cell in sorted(rows.items()):
             if m != metric:
                 continue
             v = _med(cell.get(new, []))
             ref = _med(floor.get((FLOOR_OF[m], nbytes), [])) if is_floor else _med(cell.get(other, []))
             if v is not None and ref:
-                seen.append((ref / v if higher_better(m) else v / ref, nbytes))
+                seen.append((ref / v if higher_better(m) else v / ref, nbytes, v / ref))
         if not seen:
             return "no common sizes"
         worst = max(seen)
         misses = sorted((x for x in seen if x[0] > 1.0), reverse=True)
+        what = "interlace / " + ("floor" if is_floor else other)
         if not misses:
-            return f"**met** at all {len(seen)} sizes (closest {worst[0]:.2f}x at {size(worst[1])})"
-        listed = ", ".join(f"{size(b)} {r:.2f}x" for r, b in misses[:6])
+            return f"**met** at all {len(seen)} sizes ({what} at worst {worst[2]:.2f} at {size(worst[1])})"
+        listed = ", ".join(f"{size(b)} {r:.2f}" for _, b, r in misses[:6])
         more = f" and {len(misses) - 6} more" if len(misses) > 6 else ""
-        return f"**missed** at {len(misses)} of {len(seen)} sizes (worst first: {listed}{more})"
+        return (f"**missed** at {len(misses)} of {len(seen)} sizes ({what}, worst first: "
+                f"{listed}{more})")
 
     for metric in ("put_us", "get_us", "p_us", "g_us", "pingpong_us"):
         out.append(f"| latency <= OSHMEM | {metric} | {judge(metric, 'oshmem', False)} |")
@@ -136,6 +138,35 @@ def verdicts(runs, impls, include_busy=False, placement="near", npes=2):
         out.append(f"| bandwidth >= OSHMEM | {metric} | {judge(metric, 'oshmem', False)} |")
     for metric in ("put_us", "get_us", "put_bw_MBps", "get_bw_MBps"):
         out.append(f"| as fast as copy + call | {metric} | {judge(metric, None, True)} |")
+    return "\n".join(out)
+
+
+def wide(runs, impls, metrics, placement="near", npes=2, include_busy=False):
+    """Sizes down, one column per (metric, implementation), the floor where it applies:
+    the compact form for docs/benchmarks.md."""
+    table, floor = cells(runs, include_busy)
+    rows = table.get((placement, npes), {})
+    sizes = sorted({b for (m, b) in rows if m in metrics})
+    new = next((i for i in impls if i.startswith("interlace")), None)
+    cols = []  # (metric, implementation, or None for the interlace/oshmem ratio)
+    for m in metrics:
+        have = [i for i in impls if any(i in rows.get((m, b), {}) for b in sizes)]
+        cols += [(m, i) for i in have]
+        if new in have and "oshmem" in have:
+            cols.append((m, None))
+    floors = sorted({FLOOR_OF[m] for m in metrics if m in FLOOR_OF})
+    head = [f"{m} {i}" if i else f"{m} {new}/oshmem" for m, i in cols] + [f"{f} floor" for f in floors]
+    out = ["| size | " + " | ".join(head) + " |", "|---:|" + "---:|" * len(head)]
+    for b in sizes:
+        line = [size(b) if b else "-"]
+        for m, i in cols:
+            cell = rows.get((m, b), {})
+            if i:
+                line.append(fmt(_med(cell.get(i, []))))
+            else:
+                line.append(fmt(ratio(_med(cell.get(new, [])), _med(cell.get("oshmem", [])))))
+        line += [fmt(_med(floor.get((f, b), []))) for f in floors]
+        out.append("| " + " | ".join(line) + " |")
     return "\n".join(out)
 
 
@@ -152,10 +183,22 @@ def load(paths):
 
 if __name__ == "__main__":
     busy = "--include-busy" in sys.argv
-    files = [a for a in sys.argv[1:] if a != "--include-busy"]
+    compact = "--wide" in sys.argv
+    files = [a for a in sys.argv[1:] if a not in ("--include-busy", "--wide")]
     if not files:
-        sys.exit("usage: shmem_report.py [--include-busy] RESULT.json...")
+        sys.exit("usage: shmem_report.py [--include-busy] [--wide] RESULT.json...")
     runs, impls = load(files)
+    if compact:
+        groups = (["put_us", "get_us", "pingpong_us"], ["p_us", "g_us"],
+                  ["put_bw_MBps", "get_bw_MBps"], ["put_rate_Mmsgs", "p_rate_Mmsgs", "fadd_rate_Mops"],
+                  ["barrier_all_us", "bcast64_us", "broadcastmem_us", "sum_to_all_us", "sum_reduce_us"])
+        for npes in sorted({r["npes"] for r in runs if r["impl"] != "floor"}):
+            for pl in ("near", "far"):
+                for g in groups:
+                    t = wide(runs, impls, g, pl, npes, busy)
+                    if t.count("\n") > 1:
+                        print(f"\n{npes} PEs, {pl}:\n\n{t}")
+        sys.exit(0)
     print(markdown(runs, impls, busy))
     for pl in ("near", "far"):
         print(verdicts(runs, impls, busy, pl))
