@@ -51,7 +51,7 @@ def sh(cmd):
     subprocess.run([str(c) for c in cmd], check=True)
 
 
-def build(work: Path, lib_dir: Path, impls, interlace_cc):
+def build(work: Path, lib_dir: Path, impls, interlace_cc, progs):
     """{impl: {program: path}} plus the probe and the floor; an implementation that cannot
     be built here is skipped with a warning (interlace before its shmem.h exists)."""
     work.mkdir(parents=True, exist_ok=True)
@@ -76,7 +76,7 @@ def build(work: Path, lib_dir: Path, impls, interlace_cc):
                 continue
             cc, tail = ["oshcc"], []
         bins[impl] = {}
-        for prog in PROGS:
+        for prog in progs:
             out = work / f"{prog}.{impl.split('-')[0]}"
             if out in (p for b in bins.values() for p in b.values()):
                 bins[impl][prog] = out
@@ -160,7 +160,7 @@ def run_one(rnd, rounds, prog, npes, impl, cmd, args, probe_exe):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=None, help="default 3, --quick 2")
     ap.add_argument("--quick", action="store_true", help="fewer sizes and repetitions, 2 PEs, 2 rounds")
     ap.add_argument("--npes", default=None, help="PE counts, comma-separated (default 2,4,8; --quick: 2)")
     ap.add_argument("--lib-dir", default=str(REPO / "build"), help="directory of libinterlace.so")
@@ -184,7 +184,8 @@ def main():
         for pl in ("near", "far"):
             print(verdicts(runs, impls, args.include_busy, pl))
         return
-    for name, v in (("--rounds", args.rounds), ("--timeout", args.timeout)):
+    rounds = args.rounds if args.rounds is not None else 2 if args.quick else 3
+    for name, v in (("--rounds", rounds), ("--timeout", args.timeout)):
         if v < 1:
             ap.error(f"{name} must be at least 1, got {v}")
     try:
@@ -197,9 +198,11 @@ def main():
     bad = [s for s in wanted if s not in ("interlace", "interlace-shm", "interlace-tcp", "oshmem")]
     if bad:
         ap.error(f"--only: unknown implementation {bad[0]!r} (interlace, interlace-tcp, oshmem)")
-    rounds = 2 if args.quick and args.rounds == 3 else args.rounds
+    progs = [p for p in args.benches.split(",") if p]
+    if any(p not in PROGS for p in progs):
+        ap.error(f"--benches: unknown benchmark in {args.benches!r} (choose from {', '.join(PROGS)})")
     probe_exe, floor_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted,
-                                       args.interlace_cc)
+                                       args.interlace_cc, progs)
     impls = [i for i in wanted if i in bins]
     out = Path(args.out) if args.out else REPO / "bench/results" / f"shmem-{datetime.date.today()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -207,7 +210,7 @@ def main():
     doc = {"machine": {"node": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release()},
            "argv": sys.argv, "rounds": rounds, "quick": args.quick, "runs": runs}
     for rnd in range(rounds):
-        for prog, npes, pargs in plan(args.quick, npes_list, args.benches.split(",")):
+        for prog, npes, pargs in plan(args.quick, npes_list, progs):
             for impl in (["floor"] if prog == "shmem_floor" else impls):
                 exe = floor_exe if impl == "floor" else bins[impl][prog]
                 cmd = command(impl, exe, npes, [*pargs, "--label", impl], args.timeout)
