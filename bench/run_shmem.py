@@ -56,7 +56,8 @@ def build(work: Path, lib_dir: Path, impls, interlace_cc, progs):
     be built here is skipped with a warning (interlace before its shmem.h exists)."""
     work.mkdir(parents=True, exist_ok=True)
     sh(["cc", "-O2", "-o", work / "placement-probe", PROBE_SRC])
-    flags = ["-O2", "-Wall", "-Werror=implicit-function-declaration", "-Wno-deprecated-declarations", f"-I{REPO / 'bench'}"]
+    flags = ["-O2", "-Wall", "-Werror=implicit-function-declaration", "-Wno-deprecated-declarations",
+             f"-I{REPO / 'bench'}"]
     sh(["cc", *flags, "-o", work / "shmem_floor", REPO / "bench/shmem_floor.c"])
     bins = {}
     for impl in impls:
