@@ -32,6 +32,9 @@ int main(void) {
   long *olds = shmem_calloc((size_t)n * M, sizeof(long));
   unsigned char *mb = calloc((size_t)n * SLOT, 1); /* model: my slot on PE q */
   long *mw = calloc((size_t)n * WORDS, sizeof(long));
+  /* shmem_calloc ends with a barrier after zeroing; OSHMEM 4.1.4 seems to zero after its
+   * barrier (an early atomic_inc into olds was lost at 8 PEs), so it gets another. */
+  if (SHMEM_TEST_OSHMEM) shmem_barrier_all();
   unsigned char buf[SLOT];
 
   for (int op = 0; op < OPS; ++op) {
