@@ -7,6 +7,9 @@
  * "OK <program>" when no PE failed (the totals meet on PE 0 through an atomic add). */
 #ifndef SHMEM_TESTS_CHECK_H
 #define SHMEM_TESTS_CHECK_H
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L /* strnlen */
+#endif
 #include <shmem.h>
 #include <stdarg.h>
 #include <stddef.h>

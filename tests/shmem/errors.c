@@ -1,4 +1,5 @@
 /* pes: 2 */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 /* Programs that must fail cleanly (interlace only; tests/python/test_shmem.py runs
  * each mode and checks a nonzero exit within bounded time and an error naming the bad
  * value). argv[1] picks the fault:
