@@ -318,7 +318,7 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
       // A full ring drains without waking us: poll gently.
       sched_yield();
     } else {
-      fabric_->wait(t);
+      fabric_->wait_unless(t, done);
     }
   }
 }

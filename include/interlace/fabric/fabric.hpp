@@ -15,6 +15,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -60,6 +61,37 @@ class Fabric {
   // Asks check_peers to watch `peer` even before any frame was exchanged with it (a
   // receive waits for it). Backends that cannot see a silent peer ignore it.
   virtual void watch_peer(int /*peer*/) {}
+
+  // Like wait(), but returns without sleeping if ready() holds once the fabric has
+  // armed its wake-up. With notify() this makes waits on memory that peers write
+  // directly (PGAS) race-free: either the writer sees the sleeper or ready() sees the
+  // write. The default checks ready() first (enough where every event is a frame).
+  virtual void wait_unless(double timeout_s, const std::function<bool()>& ready) {
+    if (!ready()) wait(timeout_s);
+  }
+
+  // One-sided memory (docs/pgas.md). Every rank exposes a region under the same id
+  // and size. A fabric whose ranks share memory creates it shared (not pre-faulted)
+  // so peers can map it; others return nullptr and the caller allocates privately.
+  virtual void* expose_region(uint32_t /*id*/, size_t /*len*/) { return nullptr; }
+  // `peer`'s region mapped here, or nullptr (not on this host: use active messages).
+  // Waits for the peer to expose it (connect timeout).
+  virtual void* map_region(int /*peer*/, uint32_t /*id*/, size_t /*len*/) { return nullptr; }
+  // Called after storing into a region of `peer` through map_region (after a seq_cst
+  // fence): wakes the peer if it sleeps in wait_unless.
+  virtual void notify(int /*peer*/) {}
+  // Native remote memory operations of RDMA-capable fabrics, on a region's offset;
+  // unsupported here means the PGAS layer uses mapped memory or active messages.
+  virtual Errc rma_put(int /*peer*/, uint32_t /*id*/, uint64_t /*off*/, const void* /*src*/,
+                       size_t /*len*/) { return Errc::unsupported; }
+  virtual Errc rma_get(int /*peer*/, uint32_t /*id*/, uint64_t /*off*/, void* /*dst*/,
+                       size_t /*len*/) { return Errc::unsupported; }
+  virtual Errc rma_flush(int /*peer*/) { return Errc::unsupported; }
+
+  // Single-copy write (cross-memory attach) into `peer`'s address space; same
+  // availability as remote_read.
+  virtual Errc remote_write(int /*peer*/, uint64_t /*remote_addr*/, const void* /*local*/,
+                            size_t /*len*/) { return Errc::unsupported; }
 
   // Single-copy path: read `len` bytes at `remote_addr` in `peer`'s address space.
   // Only meaningful where remote_read_available(peer) is true.

@@ -30,7 +30,8 @@ struct Token {
   int src = -1;           // the PE that sent the message being handled
   bool is_request = true;
   bool replied = false;
-  void* internal = nullptr;
+  void* internal = nullptr;  // interlace's: the model state and the message's cookie
+  uint64_t cookie = 0;
 };
 
 // buf/nbytes: the medium payload (valid during the call) or the long payload's place

@@ -52,6 +52,9 @@ enum class Cmp : int { eq = 0, ne = 1, gt = 2, ge = 3, lt = 4, le = 5 };
 
 class Pgas;
 struct DomainState;
+struct PgasState;
+class Domain;
+DomainState& dom(PgasState& s, Domain& d);
 
 // A completion domain (an OpenSHMEM context). Cheap to create; destroy after quiet.
 class Domain {
@@ -60,10 +63,9 @@ class Domain {
   bool valid() const noexcept { return static_cast<bool>(s_); }
  private:
   friend class Pgas;
+  friend DomainState& dom(PgasState&, Domain&);
   std::shared_ptr<DomainState> s_;
 };
-
-struct PgasState;
 
 class Pgas {
  public:

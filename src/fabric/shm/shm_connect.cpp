@@ -221,6 +221,7 @@ void ShmFabric::close_all() noexcept {
       unlink_segment(ring_name(job_, static_cast<int>(v) - 1, rank_));
   }
   unlink_segment(ctl_name(job_, rank_));
+  release_regions();
   ctl_ = nullptr;
 }
 

@@ -37,7 +37,8 @@ ShmFabric::ShmFabric(const FabricInit& init)
   pid_ = getpid();
   // Yama (ptrace_scope=1) would otherwise refuse peers' process_vm_readv on us.
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
-  single_copy_ = cfg_.shm_single_copy && probe_own_single_copy();
+  cma_ = probe_own_single_copy();
+  single_copy_ = cfg_.shm_single_copy && cma_;
   peers_.resize(size_);
   entry_seen_.assign(size_, 0);
   create_own_ctl();

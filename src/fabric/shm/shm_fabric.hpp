@@ -38,6 +38,12 @@ class ShmFabric final : public Fabric {
   void check_peers(FrameSink& sink) override;
   void watch_peer(int peer) override;
 
+  void wait_unless(double timeout_s, const std::function<bool()>& ready) override;
+  void* expose_region(uint32_t id, size_t len) override;
+  void* map_region(int peer, uint32_t id, size_t len) override;
+  void notify(int peer) override;
+  Errc remote_write(int peer, uint64_t remote_addr, const void* local, size_t len) override;
+
   bool remote_read_available(int peer) const noexcept override;
   Errc remote_read(int peer, uint64_t remote_addr, void* local, size_t len) override;
 
@@ -91,6 +97,7 @@ class ShmFabric final : public Fabric {
 
   // shm_single_copy.cpp
   static bool probe_own_single_copy() noexcept;
+  bool cma_available(int peer) const noexcept;  // per-peer probe, whatever the config
 
   int rank_ = 0;
   int size_ = 1;
@@ -100,7 +107,8 @@ class ShmFabric final : public Fabric {
   uint32_t nslots_ = 0;
   size_t max_payload_ = 0;
   pid_t pid_ = 0;
-  bool single_copy_ = false;
+  bool single_copy_ = false;  // rendezvous may read with CMA (config and probe)
+  bool cma_ = false;          // process_vm_readv/writev work here (PGAS static data)
 
   Mapping ctl_map_;
   CtlHeader* ctl_ = nullptr;
@@ -109,6 +117,11 @@ class ShmFabric final : public Fabric {
   std::atomic<uint32_t>* announce_list_ = nullptr;
   uint32_t first_unseen_ = 0;         // announcement entries below are all mapped
   std::vector<uint8_t> entry_seen_;   // a sender that died mid-announce leaves a hole
+
+  // shm_region.cpp: own exposed regions (unlinked at close) and peers' mapped ones.
+  struct Region { uint32_t id; int peer; Mapping map; std::string name; };
+  std::vector<Region> regions_;
+  void release_regions() noexcept;
 
   std::vector<Peer> peers_;
   std::vector<int> active_;           // peers with a receive ring, in poll order

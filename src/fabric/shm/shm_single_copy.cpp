@@ -38,7 +38,46 @@ int read_all(pid_t pid, uint64_t remote, void* local, size_t len) {
   }
   return 0;
 }
+int write_all(pid_t pid, uint64_t remote, const void* local, size_t len) {
+  auto* src = static_cast<const char*>(local);
+  while (len > 0) {
+    const size_t n = std::min(len, kChunk);
+    iovec l{const_cast<char*>(src), n};
+    iovec r{reinterpret_cast<void*>(remote), n};
+    const ssize_t put = process_vm_writev(pid, &l, 1, &r, 1, 0);
+    if (put < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    if (put == 0) return EFAULT;
+    src += put;
+    remote += static_cast<uint64_t>(put);
+    len -= static_cast<size_t>(put);
+  }
+  return 0;
+}
 }  // namespace
+
+Errc ShmFabric::remote_write(int peer, uint64_t remote_addr, const void* local, size_t len) {
+  if (!cma_available(peer)) return Errc::unsupported;
+  if (len == 0) return Errc::ok;
+  Peer& p = peers_[peer];
+  if (p.pid == pid_) {
+    std::memmove(reinterpret_cast<void*>(remote_addr), local, len);
+    return Errc::ok;
+  }
+  const int err = write_all(p.pid, remote_addr, local, len);
+  if (err == 0) return Errc::ok;
+  if (err == ESRCH) {
+    p.dead = true;
+    return Errc::lost_peer;
+  }
+  if (err == EPERM || err == ENOSYS) return Errc::unsupported;
+  IL_LOG(error, "shm: process_vm_writev of " << len << " bytes at 0x" << std::hex << remote_addr
+                                             << std::dec << " into rank " << peer << ": "
+                                             << std::strerror(err));
+  return Errc::invalid_argument;
+}
 
 bool ShmFabric::probe_own_single_copy() noexcept {
   const uint64_t src = 0x5349'4e47'4c45'4350ull;
@@ -52,7 +91,11 @@ bool ShmFabric::probe_own_single_copy() noexcept {
 }
 
 bool ShmFabric::remote_read_available(int peer) const noexcept {
-  if (!single_copy_ || static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) return false;
+  return single_copy_ && cma_available(peer);
+}
+
+bool ShmFabric::cma_available(int peer) const noexcept {
+  if (!cma_ || static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) return false;
   const Peer& p = peers_[peer];
   if (p.single_copy != 0) return p.single_copy > 0;
   if (p.pid == 0) return false;  // no ring yet, nothing to probe with; ask again later
@@ -71,7 +114,7 @@ bool ShmFabric::remote_read_available(int peer) const noexcept {
 }
 
 Errc ShmFabric::remote_read(int peer, uint64_t remote_addr, void* local, size_t len) {
-  if (!remote_read_available(peer)) return Errc::unsupported;
+  if (!cma_available(peer)) return Errc::unsupported;
   if (len == 0) return Errc::ok;
   Peer& p = peers_[peer];
   if (p.pid == pid_) {  // threads as ranks: the same address space
