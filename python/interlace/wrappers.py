@@ -1,4 +1,6 @@
-"""interlace-cc / interlace-c++: compiler wrappers in the manner of mpicc.
+"""interlace-cc / interlace-c++: compiler wrappers in the manner of mpicc;
+interlace-oshcc / interlace-oshc++ are the same for OpenSHMEM programs (like oshcc:
+shmem.h is in the same include directory and the same library implements it).
 They run the real compiler (INTERLACE_CC / INTERLACE_CXX, else cc / c++) with
 interlace's include path, library path, run-time path and library added, so
 `interlace-c++ app.cpp -o app` builds a program that runs without
@@ -33,14 +35,15 @@ def command(lang: str, args: list[str]) -> list[str]:
     return cmd
 
 
-def _main(lang: str) -> int:
+def _main(lang: str, name: str | None = None) -> int:
+    name = name or f"interlace-{lang}"
     args = sys.argv[1:]
     show = "--showme" in args
     args = [a for a in args if a != "--showme"]
     try:
         cmd = command(lang, args)
     except _paths.NotInstalledError as e:
-        print(f"interlace-{lang}: {e}", file=sys.stderr)
+        print(f"{name}: {e}", file=sys.stderr)
         return 1
     if show:
         print(" ".join(shlex.quote(c) for c in cmd))
@@ -48,7 +51,7 @@ def _main(lang: str) -> int:
     try:
         os.execvp(cmd[0], cmd)
     except OSError as e:
-        print(f"interlace-{lang}: cannot run compiler {cmd[0]!r}: {e.strerror}", file=sys.stderr)
+        print(f"{name}: cannot run compiler {cmd[0]!r}: {e.strerror}", file=sys.stderr)
         return 127
 
 
@@ -58,3 +61,11 @@ def main_cc() -> int:
 
 def main_cxx() -> int:
     return _main("c++")
+
+
+def main_oshcc() -> int:
+    return _main("cc", "interlace-oshcc")
+
+
+def main_oshcxx() -> int:
+    return _main("c++", "interlace-oshc++")

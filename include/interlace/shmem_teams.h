@@ -1,0 +1,1 @@
+/* Placeholder: the "shmemteam" helper's header (teams and collectives) replaces this file. */
