@@ -9,10 +9,15 @@
 #if SHMEM_TEST_15
 #define E 5 /* elements per PE */
 
+/* Symmetric buffers, allocated by every PE (shmem_malloc is collective over the world,
+ * so a team's members cannot allocate on their own). */
+static long *src, *dst;
+static int *is, *id;
+static unsigned long *us, *ud;
+static double *ds, *dd;
+
 static void on_team(shmem_team_t t, const char *tn) {
   int me = shmem_team_my_pe(t), n = shmem_team_n_pes(t);
-  long *src = shmem_malloc(E * 64 * sizeof(long));
-  long *dst = shmem_malloc(E * 64 * sizeof(long));
   for (int i = 0; i < E * n; ++i) src[i] = me * 1000L + i;
 
   for (int root = 0; root < n; root += (n > 2 ? n - 1 : 1)) {
@@ -62,10 +67,6 @@ static void on_team(shmem_team_t t, const char *tn) {
   shmem_team_sync(t);
 
   /* reductions */
-  int *is = shmem_malloc(4 * sizeof(int)), *id = shmem_malloc(4 * sizeof(int));
-  unsigned long *us = shmem_malloc(3 * sizeof(unsigned long));
-  unsigned long *ud = shmem_malloc(3 * sizeof(unsigned long));
-  double *ds = shmem_malloc(2 * sizeof(double)), *dd = shmem_malloc(2 * sizeof(double));
   for (int i = 0; i < 4; ++i) is[i] = (me + 1) * (i + 1);
   us[0] = us[1] = us[2] = 1ul << me;
   ds[0] = me + 0.5;
@@ -99,14 +100,19 @@ static void on_team(shmem_team_t t, const char *tn) {
   CHECK_EQ(is[2], n * (n - 1) / 2, "int_sum_reduce in place");
 
   shmem_team_sync(t);
-  shmem_free(is), shmem_free(id), shmem_free(us), shmem_free(ud), shmem_free(ds), shmem_free(dd);
-  shmem_free(src);
-  shmem_free(dst);
 }
 
 static long counter;
 
 static void run(int me, int n) {
+  src = shmem_malloc(E * 64 * sizeof(long));
+  dst = shmem_malloc(E * 64 * sizeof(long));
+  is = shmem_malloc(4 * sizeof(int));
+  id = shmem_malloc(4 * sizeof(int));
+  us = shmem_malloc(3 * sizeof(unsigned long));
+  ud = shmem_malloc(3 * sizeof(unsigned long));
+  ds = shmem_malloc(2 * sizeof(double));
+  dd = shmem_malloc(2 * sizeof(double));
   on_team(SHMEM_TEAM_WORLD, "world broadcast");
   shmem_team_t ev;
   shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, NULL, 0, &ev);
@@ -120,6 +126,8 @@ static void run(int me, int n) {
   if (me == 0) CHECK_EQ(counter, n, "counter after barrier_all");
   shmem_sync_all();
   shmem_team_sync(SHMEM_TEAM_WORLD);
+  shmem_free(src), shmem_free(dst), shmem_free(is), shmem_free(id);
+  shmem_free(us), shmem_free(ud), shmem_free(ds), shmem_free(dd);
 }
 #endif
 
