@@ -11,6 +11,52 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------
+ * Active messages (GASNet-EX semantics; docs/pgas.md#active-messages).
+ * Handler indices 128-255 are the program's (register the same index on every PE
+ * before any PE sends to it; index 0 picks the lowest free one). Short messages
+ * carry up to IL_AM_MAX_ARGS 32-bit arguments; medium ones also a payload of up to
+ * il_am_max_medium() bytes (at least 512) in a buffer valid while the handler runs;
+ * long ones a payload of up to il_am_max_long() bytes deposited at the same offset
+ * of the symmetric address `dest` on the target before the handler runs. A request
+ * handler may reply once, to the requester; reply handlers may not communicate; no
+ * handler may block (a blocking call from one fails with IL_AM_ERR_ARG).
+ * Every call returns 0 or an error code (interlace::Errc: 2 invalid argument, 3
+ * invalid rank, 5 invalid count, 10 lost peer, ...); il_am_last_error() names the
+ * bad value.
+ * ------------------------------------------------------------------------------ */
+#define IL_AM_MAX_ARGS 16
+#define IL_AM_FIRST_USER_HANDLER 128
+#define IL_AM_LAST_HANDLER 255
+#define IL_AM_MIN_MAX_MEDIUM 512
+#define IL_AM_OK 0
+#define IL_AM_ERR_ARG 2
+
+typedef uint32_t il_am_arg_t;
+typedef struct il_am_token* il_am_token_t;
+typedef void (*il_am_handler_t)(il_am_token_t token, void* buf, size_t nbytes,
+                                const il_am_arg_t* args, unsigned nargs, void* user);
+
+int il_am_register(unsigned index, il_am_handler_t fn, void* user, const char* name,
+                   unsigned* index_out);
+int il_am_request_short(int pe, unsigned handler, const il_am_arg_t* args, unsigned nargs);
+int il_am_request_medium(int pe, unsigned handler, const void* buf, size_t nbytes,
+                         const il_am_arg_t* args, unsigned nargs);
+int il_am_request_long(int pe, unsigned handler, const void* buf, size_t nbytes, void* dest,
+                       const il_am_arg_t* args, unsigned nargs);
+int il_am_reply_short(il_am_token_t token, unsigned handler, const il_am_arg_t* args,
+                      unsigned nargs);
+int il_am_reply_medium(il_am_token_t token, unsigned handler, const void* buf, size_t nbytes,
+                       const il_am_arg_t* args, unsigned nargs);
+int il_am_reply_long(il_am_token_t token, unsigned handler, const void* buf, size_t nbytes,
+                     void* dest, const il_am_arg_t* args, unsigned nargs);
+int il_am_token_src(il_am_token_t token); /* the sending PE */
+int il_am_token_is_request(il_am_token_t token);
+size_t il_am_max_medium(void);
+size_t il_am_max_long(void);
+int il_am_poll(void); /* serves arrived messages; fails inside a handler */
+const char* il_am_last_error(void);
+
+/* ------------------------------------------------------------------------------
  * Automatic result transfer (ART, FSHMEM section III-B; docs/pgas-art.md).
  * A producer thread of the PE emits results; every `batch` of them is put into the
  * symmetric array `dest` (`capacity` elements of `elem_size` bytes) on PE `pe`,

@@ -4,7 +4,9 @@
 
 from collections.abc import Sequence
 import enum
-from typing import overload
+from typing import Annotated, overload
+
+from numpy.typing import NDArray
 from typing import Any
 
 # A buffer-protocol object (NumPy array, bytes, bytearray, memoryview) or an
@@ -364,6 +366,96 @@ class Request:
         """
         Waits for all; returns each request's wait() result (objects for object receives).
         """
+
+class PgasDomain:
+    """
+    A completion domain (an OpenSHMEM context); interlace.shmem.Ctx wraps it.
+    """
+
+    @property
+    def destroyed(self) -> bool: ...
+
+class Pgas:
+    """
+    The PGAS model attached to the process's runtime (interlace.shmem uses it).
+    """
+
+    @staticmethod
+    def attach(runtime: Runtime, heap_bytes: int = 0) -> Pgas:
+        """
+        Attaches the model to `runtime` (collective); heap_bytes 0 = SHMEM_SYMMETRIC_SIZE.
+        """
+
+    @property
+    def my_pe(self) -> int: ...
+
+    @property
+    def n_pes(self) -> int: ...
+
+    @property
+    def heap_base(self) -> int: ...
+
+    @property
+    def heap_size(self) -> int: ...
+
+    @property
+    def heap_used(self) -> int: ...
+
+    def malloc(self, nbytes: int, alignment: int = 16) -> int:
+        """
+        Allocates from the symmetric heap (same order and sizes on every PE); returns the address.
+        """
+
+    def free(self, address: int) -> None: ...
+
+    def view(self, address: int, nbytes: int) -> memoryview:
+        """A writable memoryview on heap memory."""
+
+    def is_symmetric(self, buf: object) -> bool: ...
+
+    def pe_accessible(self, pe: int) -> bool: ...
+
+    def addr_accessible(self, buf: object, pe: int) -> bool: ...
+
+    def put(self, target: object, source: object, pe: int, nbi: bool = False, ctx: PgasDomain | None = None) -> None: ...
+
+    def get(self, target: object, source: object, pe: int, nbi: bool = False, ctx: PgasDomain | None = None) -> None: ...
+
+    def iput(self, target: Annotated[NDArray, dict(shape=(None,), writable=False)], source: Annotated[NDArray, dict(shape=(None,), writable=False)], pe: int, ctx: PgasDomain | None = None) -> None:
+        """Strided put of two 1-D arrays of equal length (any positive strides)."""
+
+    def iget(self, target: Annotated[NDArray, dict(shape=(None,))], source: Annotated[NDArray, dict(shape=(None,), writable=False)], pe: int, ctx: PgasDomain | None = None) -> None: ...
+
+    def fence(self, ctx: PgasDomain | None = None) -> None: ...
+
+    def quiet(self, ctx: PgasDomain | None = None) -> None: ...
+
+    def quiet_all(self) -> None: ...
+
+    def poll(self) -> None: ...
+
+    def create_domain(self) -> PgasDomain: ...
+
+    def destroy_domain(self, ctx: PgasDomain) -> None: ...
+
+    @property
+    def default_domain(self) -> PgasDomain: ...
+
+    def atomic(self, op: int, target: object, value: int | float | None = None, cond: int | float | None = None, pe: int = 0, ctx: PgasDomain | None = None) -> int | float | None:
+        """
+        Atomic `op` (an AmoOp number) on target's first element at `pe`; returns the old value for fetching operations, else None.
+        """
+
+    def wait_until(self, ivar: object, cmp: int, value: int | float) -> None:
+        """
+        Blocks (GIL released) until ivar's first element compares true with value.
+        """
+
+    def test(self, ivar: object, cmp: int, value: int | float) -> bool: ...
+
+    def put_signal(self, target: object, source: object, signal_array: object, signal: int, sig_op: int, pe: int, nbi: bool = False, ctx: PgasDomain | None = None) -> None: ...
+
+    def signal_fetch(self, signal_array: object) -> int: ...
 
 def version() -> str:
     """Version of the C++ library this extension was built from."""

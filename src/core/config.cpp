@@ -184,9 +184,10 @@ Config Config::from_env() {
     c.yield_before_block = parse_nonneg_int("INTERLACE_YIELD", v);
   if (const char* v = env_value("INTERLACE_PROGRESS")) {
     std::string s = v;
-    if (s == "inline") c.progress = ProgressMode::inline_only;
+    if (s == "auto") c.progress = ProgressMode::auto_;
+    else if (s == "inline") c.progress = ProgressMode::inline_only;
     else if (s == "thread") c.progress = ProgressMode::thread;
-    else bad("INTERLACE_PROGRESS", s, "inline or thread");
+    else bad("INTERLACE_PROGRESS", s, "auto, inline or thread");
   }
   if (const char* v = env_value("INTERLACE_PEER_CHECK"))
     c.peer_check_s = parse_seconds("INTERLACE_PEER_CHECK", v, false);
@@ -217,7 +218,8 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_SHM_SINGLE_COPY", shm_single_copy ? "1" : "0"},
       {"INTERLACE_SPIN", spin_before_block < 0 ? "auto" : std::to_string(spin_before_block)},
       {"INTERLACE_YIELD", yield_before_block < 0 ? "auto" : std::to_string(yield_before_block)},
-      {"INTERLACE_PROGRESS", progress == ProgressMode::thread ? "thread" : "inline"},
+      {"INTERLACE_PROGRESS", progress == ProgressMode::thread ? "thread"
+                             : progress == ProgressMode::inline_only ? "inline" : "auto"},
       {"INTERLACE_PEER_CHECK", fmt_double(peer_check_s)},
       {"INTERLACE_CONNECT_TIMEOUT", fmt_double(connect_timeout_s)},
       {"INTERLACE_TIMEOUT", fmt_double(op_timeout_s)},

@@ -96,10 +96,13 @@ Context::Context(ContextOptions opts)
   backlog_.resize(size_);
   lost_.assign(size_, 0);
   watched_.assign(size_, 0);
-  if (config_.progress == ProgressMode::thread) {
-    lock_.enable();
-    progress_thread_ = std::thread([this] { progress_thread_main(); });
-  }
+  if (config_.progress == ProgressMode::thread) start_progress_thread();
+}
+
+void Context::start_progress_thread() {
+  if (progress_thread_.joinable() || finalized_) return;
+  lock_.enable();
+  progress_thread_ = std::thread([this] { progress_thread_main(); });
 }
 
 Context::~Context() {

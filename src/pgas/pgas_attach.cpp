@@ -13,6 +13,7 @@
 
 #include "interlace/core/log.hpp"
 #include "interlace/p2p/communicator.hpp"
+#include "interlace/pgas/result_transfer.hpp"
 #include "pgas/pgas_state.hpp"
 
 namespace interlace::pgas {
@@ -57,6 +58,7 @@ size_t parse_heap_size(const char* text) {
 }
 
 PgasState::~PgasState() {
+  if (current() == api) set_current(nullptr);
   if (heap_private && heap) munmap(heap, heap_bytes);
 }
 
@@ -67,7 +69,20 @@ Pgas* Pgas::of(engine::Context& ctx) noexcept {
 Pgas& Pgas::attach(Runtime& rt, size_t heap_bytes) {
   engine::Context& ctx = rt.context();
   if (Pgas* p = of(ctx)) return *p;
-  std::lock_guard<engine::OptionalLock> g(ctx.lock());
+  Pgas* p = nullptr;
+  {
+    std::lock_guard<engine::OptionalLock> g(ctx.lock());
+    p = &attach_locked(ctx, heap_bytes);
+  }
+  // Over a fabric without shared memory every operation is a message its target
+  // serves: by default a progress thread serves them while the target computes.
+  // (Outside the lock: starting the thread turns the lock on.)
+  if (p->s_->heap_private && p->s_->size > 1 && ctx.config().progress == ProgressMode::auto_)
+    ctx.start_progress_thread();
+  return *p;
+}
+
+Pgas& Pgas::attach_locked(engine::Context& ctx, size_t heap_bytes) {
   if (heap_bytes == 0) {
     const char* env = std::getenv("SHMEM_SYMMETRIC_SIZE");
     heap_bytes = env ? parse_heap_size(env) : kDefaultHeap;
@@ -130,6 +145,7 @@ Pgas& Pgas::attach(Runtime& rt, size_t heap_bytes) {
   ctx.add_progress_hook(pgas_progress_hook, raw);
   ctx.add_peer_lost_listener(on_pgas_peer_lost, raw);
   ctx.model_state(engine::Context::Model::pgas) = api;
+  set_current(api.get());  // the C APIs (shmem.h, pgas.h) find the process's PGAS here
   IL_LOG(debug, "pgas: rank " << s->rank << " heap " << heap_bytes << " bytes at " << s->heap
                               << (s->heap_private ? " (private)" : " (shared)") << ", static data 0x"
                               << std::hex << s->static_lo << "-0x" << s->static_hi);

@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -100,3 +100,10 @@ def test_smi_stencil(demo):
     assert lines[1] == "$ interlace run -n 4 ./stencil 256 256 50 2 2", lines
     assert re.fullmatch(r"stencil 256x256, 50 steps on 2x2 ranks, compared with one rank: "
                         r"max error \S+: OK", lines[2]), lines
+
+
+def test_pgas(demo):
+    assert demo["PGAS"][1:] == [
+        "put ring of 4 int64 into the right neighbour's heap, reduce SUM over 4 PEs: [6, 6, 6, 6]",
+        "atomic_inc x 100 from each of 4 PEs on a counter of PE 0: 400",
+    ]

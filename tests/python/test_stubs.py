@@ -41,6 +41,12 @@ REFINE = [
     (r"\b(buf|dst|src): object, (dst_offset|src_offset|offset)", r"\1: str | int, \2"),
     (r"def push\(self, value: object\)", "def push(self, value: int | float)"),
     (r"def pop\(self\) -> object:", "def pop(self) -> int | float:"),
+    # interlace.shmem's native core (bind_pgas.cpp, pgas_atomics.cpp).
+    (r"def attach\(runtime: object", "def attach(runtime: Runtime"),
+    (r"(def view\(self, address: int, nbytes: int\)) -> object:", r"\1 -> memoryview:"),
+    (r"(def atomic\(.*\)) -> object:", r"\1 -> int | float | None:"),
+    (r"\bvalue: object \| None = None, cond: object \| None", "value: int | float | None = None, cond: int | float | None"),
+    (r"(def (?:wait_until|test)\(self, ivar: object, cmp: int), value: object\)", r"\1, value: int | float)"),
 ]
 
 ALIASES = '''from typing import Any

@@ -8,7 +8,9 @@
 
 namespace interlace {
 
-enum class ProgressMode { inline_only, thread };
+// auto_: inline, except that PGAS over a fabric without shared memory starts the
+// progress thread, so one-sided operations complete while their target computes.
+enum class ProgressMode { auto_, inline_only, thread };
 
 struct Config {
   std::string fabric = "auto";        // INTERLACE_FABRIC: auto|shm|tcp
@@ -31,7 +33,7 @@ struct Config {
   // than handing the core over (docs/configuration.md has the measurement).
   int spin_before_block = -1;
   int yield_before_block = -1;
-  ProgressMode progress = ProgressMode::inline_only;  // INTERLACE_PROGRESS=inline|thread
+  ProgressMode progress = ProgressMode::auto_;  // INTERLACE_PROGRESS=auto|inline|thread
   double peer_check_s = 0.2;          // INTERLACE_PEER_CHECK: liveness check period while blocked
   double connect_timeout_s = 30.0;    // INTERLACE_CONNECT_TIMEOUT
   double op_timeout_s = 0.0;          // INTERLACE_TIMEOUT: 0 = wait forever (lost peers still detected)

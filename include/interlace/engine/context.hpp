@@ -113,6 +113,9 @@ class Context final : private fabric::FrameSink {
   // in a fabric) hold a count here, so waits poll instead of blocking for frames.
   void add_busy(int delta) noexcept { busy_ += delta; }
   bool finalized() const noexcept { return finalized_; }
+  // Starts the progress thread now (INTERLACE_PROGRESS=auto and a model that needs
+  // it, like PGAS over tcp). Call before other threads use this Context. Idempotent.
+  void start_progress_thread();
   // Drains backlogs, stops the progress thread, closes the fabric. Idempotent.
   void finalize();
 

@@ -150,6 +150,7 @@ class Pgas {
   explicit Pgas(std::shared_ptr<PgasState> s) : s_(std::move(s)) {}
 
  private:
+  static Pgas& attach_locked(engine::Context& ctx, size_t heap_bytes);
   std::shared_ptr<PgasState> s_;
 };
 

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "compat/shmem/shmem_entry.hpp"
+#include "interlace/pgas/result_transfer.hpp"
 #include "interlace/core/error.hpp"
 #include "interlace/core/log.hpp"
 
@@ -80,6 +81,7 @@ void finalize() {
   if (--s.init_count > 0) return;
   world_barrier();
   debug("finalizing");
+  pgas::set_current(nullptr);
   s.rt.finalize();
   s.finalized = true;
 }
