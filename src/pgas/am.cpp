@@ -235,6 +235,13 @@ void on_pgas_frame(void* self, const fabric::FrameHeader& h, const std::byte* pa
   dispatch(*static_cast<PgasState*>(self), h, payload);
 }
 
+void maybe_poll(PgasState& s) {
+  if (++s.direct_ops < kPollEvery || t_in_handler) return;
+  s.direct_ops = 0;
+  std::lock_guard<engine::OptionalLock> g(s.ctx->lock());
+  s.ctx->progress();
+}
+
 void flush_notify(PgasState& s) {
   if (!s.any_dirty.load(std::memory_order_relaxed)) return;
   s.any_dirty.store(false, std::memory_order_relaxed);

@@ -17,6 +17,7 @@ using Lock = std::lock_guard<engine::OptionalLock>;
 void stored(PgasState& s, int pe) {
   std::atomic_thread_fence(std::memory_order_release);  // orders later stores (fence)
   mark_stored(s, pe);
+  maybe_poll(s);
 }
 
 std::byte* heap_at(PgasState& s, int pe) {
@@ -209,10 +210,12 @@ void Pgas::get(Domain& d, void* dest, const void* src, size_t bytes, int pe, boo
     if (std::byte* base = heap_at(s, pe)) {
       std::atomic_thread_fence(std::memory_order_acquire);
       std::memcpy(dest, base + sym.off, bytes);
+      maybe_poll(s);
       return;
     }
   } else if (pe == s.rank) {
     std::memmove(dest, src, bytes);
+    maybe_poll(s);
     return;
   } else if (cma(s, pe, sym.off, dest, bytes, false, "get")) {
     return;
@@ -330,6 +333,7 @@ void Pgas::atomic(Domain& d, AmoOp op, AmoType type, void* target, const void* o
     const uint64_t old = apply_amo(op, type, local, v, c);
     if (fetched) std::memcpy(fetched, &old, size);
     if (op != AmoOp::fetch) stored(s, pe);
+    else maybe_poll(s);
     return;
   }
   uint64_t cookie;

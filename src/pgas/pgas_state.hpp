@@ -81,6 +81,7 @@ struct PgasState {
   // Peers stored to directly since their last wake-up check (see flush_notify).
   std::unique_ptr<std::atomic<uint8_t>[]> dirty;
   std::atomic<bool> any_dirty{false};
+  uint32_t direct_ops = 0;  // since the last progress round (maybe_poll)
 
   // static data of the program (data + bss of the executable)
   uintptr_t static_lo = 0, static_hi = 0;
@@ -146,6 +147,12 @@ inline void mark_stored(PgasState& s, int pe) {
   }
 }
 void flush_notify(PgasState& s);
+
+// Operations that complete without the engine (direct stores, local atomics) still
+// progress it now and then: a PE that polls a lock or a flag with such calls must go
+// on serving the active messages its peers wait for (atomics on its static data).
+inline constexpr uint32_t kPollEvery = 16;
+void maybe_poll(PgasState& s);
 
 // pgas_domain.cpp
 DomainState& dom(PgasState& s, Domain& d);
