@@ -46,7 +46,13 @@ void on_pgas_peer_lost(void* self, int peer) {
 void wait_quiet(PgasState& s, DomainState& d) {
   forbid_in_handler("quiet");
   flush_notify(s);
-  if (d.outstanding > 0) {
+  using Lock = std::lock_guard<engine::OptionalLock>;
+  bool busy;
+  {
+    Lock g(s.ctx->lock());  // a progress thread completes operations concurrently
+    busy = d.outstanding > 0;
+  }
+  if (busy) {
     const Errc rc = s.ctx->wait_until([&d] { return d.outstanding == 0; },
                                       Deadline::after(s.ctx->config().op_timeout_s));
     if (rc == Errc::timeout)
@@ -54,12 +60,13 @@ void wait_quiet(PgasState& s, DomainState& d) {
                                      " operations still outstanding after INTERLACE_TIMEOUT");
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
-  d.mixed = false;
-  if (!d.error.empty()) {
-    std::string e = std::move(d.error);
-    d.error.clear();
-    throw_error(Errc::lost_peer, "pgas: quiet: " + e);
+  std::string e;
+  {
+    Lock g(s.ctx->lock());
+    d.mixed = false;
+    e.swap(d.error);
   }
+  if (!e.empty()) throw_error(Errc::lost_peer, "pgas: quiet: " + e);
 }
 
 Domain& Pgas::default_domain() noexcept { return s_->default_domain; }
@@ -89,7 +96,12 @@ void Pgas::fence(Domain& d) {
   DomainState& ds = dom(*s_, d);
   // Messages to one PE run in order and direct stores are ordered by the fence below;
   // only a mix of the two to one PE needs the messages completed first.
-  if (ds.mixed && ds.outstanding > 0) wait_quiet(*s_, ds);
+  bool mixed;
+  {
+    std::lock_guard<engine::OptionalLock> g(s_->ctx->lock());
+    mixed = ds.mixed && ds.outstanding > 0;
+  }
+  if (mixed) wait_quiet(*s_, ds);
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
