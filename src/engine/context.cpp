@@ -286,6 +286,14 @@ bool Context::peer_lost(int peer) const noexcept {
 }
 
 Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
+  return wait_loop(done, deadline, false);
+}
+
+Errc Context::wait_until_memory(const std::function<bool()>& done, Deadline deadline) {
+  return wait_loop(done, deadline, true);
+}
+
+Errc Context::wait_loop(const std::function<bool()>& done, Deadline deadline, bool memory) {
   int idle_rounds = 0;
   uint64_t next_peer_check = 0;
   const uint64_t check_ns = static_cast<uint64_t>(config_.peer_check_s * 1e9);
@@ -329,7 +337,7 @@ Errc Context::wait_until(const std::function<bool()>& done, Deadline deadline) {
       // A full ring drains without waking us: poll gently.
       sched_yield();
     } else {
-      fabric_->wait_unless(t, done);
+      fabric_->wait_unless(t, done, memory);
     }
   }
 }

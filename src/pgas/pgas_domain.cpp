@@ -118,7 +118,7 @@ void Pgas::wait(const std::function<bool()>& cond) {
   forbid_in_handler("wait");
   flush_notify(*s_);
   if (cond()) return;
-  s_->ctx->wait_until(cond);
+  s_->ctx->wait_until_memory(cond);
 }
 
 void Pgas::poll() {

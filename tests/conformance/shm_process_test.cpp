@@ -166,8 +166,11 @@ TEST(ShmProcess, SingleCopyCanBeDisabled) {
   uint64_t x = 1;
   Recorder rec;
   send_retry(*f, rec, 0, make_header(0, 0, 0, &x, 8), &x, 8);
+  // Rendezvous no longer offers single copy; remote_read itself still serves those
+  // that need it whatever the p2p policy (PGAS static data), where the system allows.
   EXPECT_FALSE(f->remote_read_available(0));
-  EXPECT_EQ(f->remote_read(0, reinterpret_cast<uint64_t>(&x), &x, 8), Errc::unsupported);
+  const Errc rc = f->remote_read(0, reinterpret_cast<uint64_t>(&x), &x, 8);
+  EXPECT_TRUE(rc == Errc::ok || rc == Errc::unsupported) << interlace::errc_name(rc);
 }
 
 TEST(ShmProcess, ConnectTimeoutNamesThePeer) {

@@ -95,6 +95,9 @@ class Context final : private fabric::FrameSink {
   // blocks in the fabric, checking peer liveness every config().peer_check_s.
   // Returns timeout when the deadline passes first.
   Errc wait_until(const std::function<bool()>& done, Deadline deadline = {});
+  // The same for a condition on memory that peers store to directly (PGAS): a
+  // sleeping waiter announces it, so that their Fabric::notify wakes it.
+  Errc wait_until_memory(const std::function<bool()>& done, Deadline deadline = {});
 
   // Waits until any (`any`) or every completion in `set` is done, polling each that is
   // not; null entries count as done. The same spin/yield/block policy as wait_until.
@@ -145,6 +148,7 @@ class Context final : private fabric::FrameSink {
   bool replay_orphans();
   void progress_thread_main();
   void choose_wait_policy();
+  Errc wait_loop(const std::function<bool()>& done, Deadline deadline, bool memory);
 
   struct Pending {
     fabric::FrameHeader h;

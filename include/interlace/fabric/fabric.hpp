@@ -66,7 +66,11 @@ class Fabric {
   // armed its wake-up. With notify() this makes waits on memory that peers write
   // directly (PGAS) race-free: either the writer sees the sleeper or ready() sees the
   // write. The default checks ready() first (enough where every event is a frame).
-  virtual void wait_unless(double timeout_s, const std::function<bool()>& ready) {
+  // `memory`: the wait is for stores by peers (not frames): only such sleepers are
+  // woken by notify().
+  virtual void wait_unless(double timeout_s, const std::function<bool()>& ready,
+                           bool memory = false) {
+    (void)memory;
     if (!ready()) wait(timeout_s);
   }
 
@@ -78,7 +82,7 @@ class Fabric {
   // Waits for the peer to expose it (connect timeout).
   virtual void* map_region(int /*peer*/, uint32_t /*id*/, size_t /*len*/) { return nullptr; }
   // Called after storing into a region of `peer` through map_region (after a seq_cst
-  // fence): wakes the peer if it sleeps in wait_unless.
+  // fence): wakes the peer if it sleeps in wait_unless(..., memory = true).
   virtual void notify(int /*peer*/) {}
   // Native remote memory operations of RDMA-capable fabrics, on a region's offset;
   // unsupported here means the PGAS layer uses mapped memory or active messages.
@@ -94,7 +98,9 @@ class Fabric {
                             size_t /*len*/) { return Errc::unsupported; }
 
   // Single-copy path: read `len` bytes at `remote_addr` in `peer`'s address space.
-  // Only meaningful where remote_read_available(peer) is true.
+  // remote_read_available(peer) says whether p2p rendezvous should use it (a policy:
+  // INTERLACE_SHM_SINGLE_COPY); remote_read/remote_write work wherever the system
+  // allows cross-memory attach and return unsupported elsewhere.
   virtual bool remote_read_available(int /*peer*/) const noexcept { return false; }
   virtual Errc remote_read(int /*peer*/, uint64_t /*remote_addr*/, void* /*local*/,
                            size_t /*len*/) { return Errc::unsupported; }

@@ -38,7 +38,7 @@ class ShmFabric final : public Fabric {
   void check_peers(FrameSink& sink) override;
   void watch_peer(int peer) override;
 
-  void wait_unless(double timeout_s, const std::function<bool()>& ready) override;
+  void wait_unless(double timeout_s, const std::function<bool()>& ready, bool memory) override;
   void* expose_region(uint32_t id, size_t len) override;
   void* map_region(int peer, uint32_t id, size_t len) override;
   void notify(int peer) override;

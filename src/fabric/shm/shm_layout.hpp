@@ -80,6 +80,9 @@ struct CtlHeader {
 struct alignas(128) CtlDoorbell {
   std::atomic<uint32_t> doorbell;  // futex word: bumped to wake the owner
   std::atomic<uint32_t> sleeping;  // owner is (about to be) blocked in futex_wait
+  // ... and waits for memory that peers store to directly (PGAS): only then does a
+  // direct store wake it (Fabric::notify), not while it sleeps waiting for frames.
+  std::atomic<uint32_t> mem_waiting;
 };
 struct alignas(128) CtlAnnounce {
   std::atomic<uint32_t> count;  // next free entry; senders fetch_add

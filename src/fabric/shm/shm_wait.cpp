@@ -75,21 +75,23 @@ bool ShmFabric::anything_ready() {
   return false;
 }
 
-void ShmFabric::wait(double timeout_s) { wait_unless(timeout_s, nullptr); }
+void ShmFabric::wait(double timeout_s) { wait_unless(timeout_s, nullptr, false); }
 
-void ShmFabric::wait_unless(double timeout_s, const std::function<bool()>& ready) {
+void ShmFabric::wait_unless(double timeout_s, const std::function<bool()>& ready, bool memory) {
   // Read the doorbell before checking anything: a wake() or frame after this point
   // changes it, so the futex_wait below cannot sleep through it.
   const uint32_t seq = bell_->doorbell.load(std::memory_order_seq_cst);
   if (wake_pending_.exchange(0, std::memory_order_seq_cst)) return;
   if (anything_ready() || timeout_s == 0) return;
   bell_->sleeping.store(1, std::memory_order_relaxed);
+  if (memory) bell_->mem_waiting.store(1, std::memory_order_relaxed);
   std::atomic_thread_fence(std::memory_order_seq_cst);
   // ready() after the fence pairs with notify(): a direct writer fences, then looks
   // at `sleeping`; so either it rings the doorbell or ready() sees its store.
   if (!anything_ready() && !wake_pending_.load(std::memory_order_seq_cst) &&
       !(ready && ready()))
     futex_wait(&bell_->doorbell, seq, timeout_s);
+  if (memory) bell_->mem_waiting.store(0, std::memory_order_relaxed);
   bell_->sleeping.store(0, std::memory_order_relaxed);
   wake_pending_.store(0, std::memory_order_relaxed);
 }
@@ -98,7 +100,7 @@ void ShmFabric::notify(int peer) {
   if (static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) return;
   Peer& p = peers_[peer];
   if (!p.bell && !try_open_peer_ctl(peer)) return;
-  if (p.bell && p.bell->sleeping.load(std::memory_order_relaxed)) [[unlikely]]
+  if (p.bell && p.bell->mem_waiting.load(std::memory_order_relaxed)) [[unlikely]]
     ring_doorbell(p.bell);
 }
 
