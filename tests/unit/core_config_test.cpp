@@ -71,7 +71,8 @@ TEST_F(CoreConfig, DefaultsWhenUnset) {
   EXPECT_EQ(c.fabric, "auto");
   EXPECT_EQ(c.eager_limit, d.eager_limit);
   EXPECT_EQ(c.shm_ring_bytes, d.shm_ring_bytes);
-  EXPECT_EQ(c.progress, ProgressMode::inline_only);
+  EXPECT_EQ(c.progress, ProgressMode::auto_);
+  EXPECT_EQ(c.describe()["INTERLACE_PROGRESS"], "auto");
   EXPECT_EQ(c.op_timeout_s, 0.0);
   EXPECT_EQ(c.log_level, "warn");
   // Empty counts as unset.
