@@ -140,6 +140,13 @@ int shmem_addr_accessible(const void *addr, int pe);
 void *shmem_ptr(const void *dest, int pe);
 /* deprecated */
 void start_pes(int npes);
+/* deprecated cache management (no-ops: interlace keeps no caches to manage) */
+void shmem_clear_cache_inv(void);
+void shmem_set_cache_inv(void);
+void shmem_clear_cache_line_inv(void *dest);
+void shmem_set_cache_line_inv(void *dest);
+void shmem_udcflush(void);
+void shmem_udcflush_line(void *dest);
 int _my_pe(void);
 int _num_pes(void);
 

@@ -57,7 +57,9 @@ def routine_names() -> list[str]:
              "shmem_ctx_create", "shmem_ctx_destroy", "shmem_fence", "shmem_quiet",
              "shmem_ctx_fence", "shmem_ctx_quiet", "shmem_signal_fetch",
              "shmem_signal_wait_until", "shmem_set_lock", "shmem_clear_lock", "shmem_test_lock",
-             "shmem_wait", "shmem_wait_until", "shmem_swap"]
+             "shmem_wait", "shmem_wait_until", "shmem_swap",
+             "shmem_clear_cache_inv", "shmem_set_cache_inv", "shmem_clear_cache_line_inv",
+             "shmem_set_cache_line_inv", "shmem_udcflush", "shmem_udcflush_line", "shmem_team_ptr"]
     for _, t in RMA:
         names += with_ctx([f"shmem_{t}_{op}" for op in (
             "put", "get", "put_nbi", "get_nbi", "p", "g", "iput", "iget", "put_signal",

@@ -156,6 +156,14 @@ int shmem_addr_accessible(const void* addr, int pe) {
               [&] { return shmem::pgas("shmem_addr_accessible").addr_accessible(addr, pe) ? 1 : 0; });
 }
 
+// Deprecated cache management: OpenSHMEM 1.5 keeps them as no-ops.
+void shmem_clear_cache_inv(void) {}
+void shmem_set_cache_inv(void) {}
+void shmem_clear_cache_line_inv(void*) {}
+void shmem_set_cache_line_inv(void*) {}
+void shmem_udcflush(void) {}
+void shmem_udcflush_line(void*) {}
+
 void* shmem_ptr(const void* dest, int pe) {
   return call("shmem_ptr", [&] { return shmem::pgas("shmem_ptr").ptr(dest, pe); });
 }

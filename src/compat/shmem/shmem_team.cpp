@@ -75,6 +75,15 @@ int shmem_team_translate_pe(shmem_team_t src, int src_pe, shmem_team_t dest) {
   });
 }
 
+void* shmem_team_ptr(shmem_team_t t, const void* dest, int pe) {
+  if (t == SHMEM_TEAM_INVALID) return nullptr;
+  return shmem::call("shmem_team_ptr", [&]() -> void* {
+    const Team& tm = team(t, "shmem_team_ptr");
+    if (pe < 0 || pe >= tm.comm.size()) return nullptr;
+    return shmem::pgas("shmem_team_ptr").ptr(dest, tm.comm.world_rank_of(pe));
+  });
+}
+
 int shmem_team_split_strided(shmem_team_t parent, int start, int stride, int size,
                              const shmem_team_config_t* config, long mask, shmem_team_t* new_team) {
   static const char* r = "shmem_team_split_strided";
