@@ -86,12 +86,10 @@ void send_am(PgasState& s, int pe, uint8_t kind, unsigned handler, Category cat,
     // PEs sending to each other cannot deadlock) until it drains.
     std::vector<std::byte> keep;  // progress may run handlers that reuse t_frame
     keep.swap(t_frame);
-    const fabric::FrameHeader saved = h;
     const Errc w = ctx.wait_until([&] { return !ctx.backlogged(pe); },
                                   Deadline::after(0.001));
     (void)w;
     keep.swap(t_frame);
-    h = saved;
     if (ctx.peer_lost(pe)) throw_error(Errc::lost_peer, "pgas: PE " + std::to_string(pe) + " is lost");
   }
 }
@@ -197,7 +195,7 @@ void dispatch(PgasState& s, const fabric::FrameHeader& h, const std::byte* paylo
   const std::byte* data = payload + alen;
   const size_t len = h.len - alen;
   void* buf = nullptr;
-  alignas(16) thread_local std::vector<std::byte> medium;
+  thread_local std::vector<std::byte> medium;  // operator new: 16-byte aligned
   if (h.flags == kLong) {
     const uint8_t region = static_cast<uint8_t>(h.aux >> 56);
     const uint64_t off = h.aux & ((uint64_t{1} << 56) - 1);
@@ -209,12 +207,13 @@ void dispatch(PgasState& s, const fabric::FrameHeader& h, const std::byte* paylo
     } else {
       dst = local_address(s, region, off, len);
     }
-    if (!dst && len) {
+    if (!dst && len && handler >= kFirstUserHandler) {
       IL_LOG(error, "pgas: dropped a long message from PE " << h.src << ": " << len
                     << " bytes at offset " << off << " of region " << int(region) << " fall outside it");
       return;
     }
-    if (len) std::memcpy(dst, data, len);
+    // interlace's own handlers see buf == nullptr with nbytes > 0 and report the failure.
+    if (dst && len) std::memcpy(dst, data, len);
     buf = dst;
   } else if (h.flags == kMedium && len) {
     medium.assign(data, data + len);  // aligned, and valid for the whole handler

@@ -34,6 +34,7 @@ void on_pgas_peer_lost(void* self, int peer) {
   auto& s = *static_cast<PgasState*>(self);
   for (auto& [id, d] : s.domains) {
     if (d->per_pe[peer] == 0) continue;
+    d->error_code = Errc::lost_peer;
     d->error = "PE " + std::to_string(peer) + " was lost with " + std::to_string(d->per_pe[peer]) +
                " operations outstanding";
     d->outstanding -= d->per_pe[peer];
@@ -61,12 +62,14 @@ void wait_quiet(PgasState& s, DomainState& d) {
   }
   std::atomic_thread_fence(std::memory_order_seq_cst);
   std::string e;
+  Errc code;
   {
     Lock g(s.ctx->lock());
     d.mixed = false;
     e.swap(d.error);
+    code = d.error_code;
   }
-  if (!e.empty()) throw_error(Errc::lost_peer, "pgas: quiet: " + e);
+  if (!e.empty()) throw_error(code, "pgas: quiet: " + e);
 }
 
 Domain& Pgas::default_domain() noexcept { return s_->default_domain; }

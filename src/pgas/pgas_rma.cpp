@@ -57,7 +57,37 @@ bool cma(PgasState& s, int pe, uint64_t off, void* local, size_t len, bool write
                       errc_name(rc) + ")");
 }
 
-void wait_pending(PgasState& s, uint64_t cookie, int pe, const char* what) {
+// Registers a get or atomic awaiting its reply; returns the cookie its reply names.
+uint64_t start_pending(PgasState& s, DomainState& d, void* dest, size_t len, int pe) {
+  const uint64_t cookie = s.next_cookie++;
+  s.pending[cookie] = PendingOp{dest, len, &d, pe};
+  op_issued(s, d, pe);
+  return cookie;
+}
+
+// A target could not serve an operation (the range is outside its memory: the PEs'
+// layouts differ): the origin's domain carries the error to the waiter or to quiet.
+void failed_at_target(PgasState& s, uint32_t domain, int pe, const char* what) {
+  auto it = s.domains.find(domain);
+  if (it == s.domains.end()) return;
+  it->second->error_code = Errc::invalid_argument;
+  it->second->error = std::string(what) + " at PE " + std::to_string(pe) +
+                      " failed: the address range is outside that PE's symmetric memory "
+                      "(do all PEs run the same program with the same SHMEM_SYMMETRIC_SIZE?)";
+}
+
+void raise_domain_error(PgasState& s, DomainState& d, const char* what) {
+  std::string e;
+  Errc code;
+  {
+    Lock g(s.ctx->lock());
+    e.swap(d.error);
+    code = d.error_code;
+  }
+  if (!e.empty()) throw_error(code, std::string(what) + ": " + e);
+}
+
+void wait_pending(PgasState& s, DomainState& d, uint64_t cookie, int pe, const char* what) {
   forbid_in_handler(what);
   const Errc rc = s.ctx->wait_until(
       [&] { return !s.pending.count(cookie) || s.ctx->peer_lost(pe); },
@@ -67,6 +97,7 @@ void wait_pending(PgasState& s, uint64_t cookie, int pe, const char* what) {
   if (rc == Errc::timeout)
     throw_error(Errc::timeout, std::string(what) + ": no answer from PE " + std::to_string(pe) +
                                    " within INTERLACE_TIMEOUT");
+  raise_domain_error(s, d, what);
 }
 
 uint64_t split_lo(uint64_t v) { return v & 0xffffffffu; }
@@ -87,21 +118,30 @@ void am_put(PgasState& s, DomainState& d, Sym sym, const void* src, size_t bytes
 }
 
 // --- handlers run at the target (requests) and at the origin (replies) ---
-void h_put(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
-  auto& s = *static_cast<PgasState*>(self);
-  if (a[1]) send_am(s, t.src, kKindReply, kHAck, kShort, a, 1, nullptr, 0, 0, 0);
+// Acks: args domain, failed, completes (the last piece of an operation).
+void ack(PgasState& s, int to, AmArg domain, bool failed, bool completes) {
+  if (!failed && !completes) return;
+  const AmArg r[3] = {domain, failed ? 1u : 0u, completes ? 1u : 0u};
+  send_am(s, to, kKindReply, kHAck, kShort, r, 3, nullptr, 0, 0, 0);
+}
+
+// buf is null with nbytes > 0 when the deposit fell outside this PE's memory.
+void h_put(Token& t, void* buf, size_t nbytes, const AmArg* a, unsigned, void* self) {
+  ack(*static_cast<PgasState*>(self), t.src, a[0], !buf && nbytes, a[1] != 0);
 }
 
 void h_ack(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
-  op_completed(*static_cast<PgasState*>(self), a[0], t.src);
+  auto& s = *static_cast<PgasState*>(self);
+  if (a[1]) failed_at_target(s, a[0], t.src, "put");
+  if (a[2]) op_completed(s, a[0], t.src);
 }
 
 void h_get(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
   auto& s = *static_cast<PgasState*>(self);
   const uint64_t off = join(a[1], a[2]), len = join(a[3], a[4]);
   const std::byte* src = local_address(s, static_cast<uint8_t>(a[0]), off, len);
-  const AmArg fail[2] = {1u, 1u};
   if (!src) {  // the origin checked the range against its own layout: a mismatch
+    const AmArg fail[2] = {1u, 1u};
     send_am(s, t.src, kKindReply, kHGetData, kLong, fail, 2, nullptr, 0, pack_dest(kRegionLocal, 0), t.cookie);
     return;
   }
@@ -121,8 +161,9 @@ void h_get_data(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
   if (!a[0]) return;
   auto it = s.pending.find(t.cookie);
   if (it == s.pending.end()) return;
-  if (a[1]) std::fprintf(stderr, "interlace pgas: get from PE %d: the range is outside its memory\n", t.src);
-  op_completed(s, it->second.dom ? it->second.dom->id : 0, t.src);
+  const uint32_t domain = it->second.dom->id;
+  if (a[1]) failed_at_target(s, domain, t.src, "get");
+  op_completed(s, domain, t.src);
   s.pending.erase(it);
 }
 
@@ -132,16 +173,18 @@ void h_amo(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
   std::byte* addr = local_address(s, static_cast<uint8_t>(a[2]), join(a[3], a[4]), amo_size(type));
   uint64_t old = 0;
   if (addr) old = apply_amo(static_cast<AmoOp>(a[0]), type, addr, join(a[5], a[6]), join(a[7], a[8]));
-  const AmArg r[3] = {static_cast<AmArg>(split_lo(old)), static_cast<AmArg>(old >> 32), a[9]};
-  send_am(s, t.src, kKindReply, kHAmoDone, kShort, r, 3, nullptr, 0, 0, t.cookie);
+  const AmArg r[4] = {static_cast<AmArg>(split_lo(old)), static_cast<AmArg>(old >> 32), a[9],
+                      addr ? 0u : 1u};
+  send_am(s, t.src, kKindReply, kHAmoDone, kShort, r, 4, nullptr, 0, 0, t.cookie);
 }
 
 void h_amo_done(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
   auto& s = *static_cast<PgasState*>(self);
+  if (a[3]) failed_at_target(s, a[2], t.src, "atomic");
   auto it = s.pending.find(t.cookie);
   if (it == s.pending.end()) return;
   const uint64_t old = join(a[0], a[1]);
-  if (it->second.dest) {
+  if (it->second.dest && !a[3]) {
     if (it->second.len == 4) {
       const uint32_t w = static_cast<uint32_t>(old);
       std::memcpy(it->second.dest, &w, 4);
@@ -153,11 +196,12 @@ void h_amo_done(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
   s.pending.erase(it);
 }
 
-void h_put_signal(Token& t, void*, size_t, const AmArg* a, unsigned, void* self) {
+void h_put_signal(Token& t, void* buf, size_t nbytes, const AmArg* a, unsigned, void* self) {
   auto& s = *static_cast<PgasState*>(self);
   auto* sig = reinterpret_cast<uint64_t*>(local_address(s, static_cast<uint8_t>(a[1]), join(a[2], a[3]), 8));
-  if (sig) apply_signal(sig, join(a[4], a[5]), static_cast<SignalOp>(a[6]));
-  send_am(s, t.src, kKindReply, kHAck, kShort, a, 1, nullptr, 0, 0, 0);
+  const bool failed = !sig || (!buf && nbytes);
+  if (!failed) apply_signal(sig, join(a[4], a[5]), static_cast<SignalOp>(a[6]));
+  ack(s, t.src, a[0], failed, true);
 }
 
 void need_buffer(const void* p, size_t bytes, const char* what, const char* name) {
@@ -225,15 +269,13 @@ void Pgas::get(Domain& d, void* dest, const void* src, size_t bytes, int pe, boo
     Lock g(s.ctx->lock());
     forbid_in_handler("get");
     DomainState& ds = dom(s, d);
-    cookie = s.next_cookie++;
-    s.pending[cookie] = PendingOp{dest, bytes, &ds, pe, false};
-    op_issued(s, ds, pe);
+    cookie = start_pending(s, ds, dest, bytes, pe);
     const AmArg args[6] = {sym.region, static_cast<AmArg>(split_lo(sym.off)),
                            static_cast<AmArg>(sym.off >> 32), static_cast<AmArg>(split_lo(bytes)),
                            static_cast<AmArg>(uint64_t{bytes} >> 32), ds.id};
     send_am(s, pe, kKindRequest, kHGet, kShort, args, 6, nullptr, 0, 0, cookie);
   }
-  if (!nbi) wait_pending(s, cookie, pe, "get");
+  if (!nbi) wait_pending(s, dom(s, d), cookie, pe, "get");
 }
 
 void Pgas::iput(Domain& d, void* dest, const void* src, ptrdiff_t dst_stride, ptrdiff_t src_stride,
@@ -341,9 +383,7 @@ void Pgas::atomic(Domain& d, AmoOp op, AmoType type, void* target, const void* o
     Lock g(s.ctx->lock());
     forbid_in_handler("atomic");
     DomainState& ds = dom(s, d);
-    cookie = s.next_cookie++;
-    s.pending[cookie] = PendingOp{fetched, size, &ds, pe, false};
-    op_issued(s, ds, pe);
+    cookie = start_pending(s, ds, fetched, size, pe);
     const AmArg a[10] = {static_cast<AmArg>(op), static_cast<AmArg>(type), sym.region,
                          static_cast<AmArg>(split_lo(sym.off)), static_cast<AmArg>(sym.off >> 32),
                          static_cast<AmArg>(split_lo(v)), static_cast<AmArg>(v >> 32),
@@ -354,7 +394,7 @@ void Pgas::atomic(Domain& d, AmoOp op, AmoType type, void* target, const void* o
   const bool fetching = op == AmoOp::fetch || op == AmoOp::swap || op == AmoOp::cswap ||
                         op == AmoOp::fetch_add || op == AmoOp::fetch_and || op == AmoOp::fetch_or ||
                         op == AmoOp::fetch_xor;
-  if (fetching && !nbi) wait_pending(s, cookie, pe, "atomic");
+  if (fetching && !nbi) wait_pending(s, dom(s, d), cookie, pe, "atomic");
 }
 
 }  // namespace interlace::pgas

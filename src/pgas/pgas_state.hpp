@@ -34,11 +34,11 @@ enum Category : uint8_t { kShort = 0, kMedium = 1, kLong = 2 };
 // request answered by long replies, atomics = short request and short reply).
 enum InternalHandler : unsigned {
   kHPut = 1,         // long request; args: domain, ack
-  kHAck = 2,         // short reply; args: domain
+  kHAck = 2,         // short reply; args: domain, failed, completes
   kHGet = 3,         // short request; args: region, off lo/hi, len lo/hi
   kHGetData = 4,     // long reply into the requester's buffer; args: last
   kHAmo = 5,         // short request; args: op, type, region, off lo/hi, v lo/hi, c lo/hi, domain
-  kHAmoDone = 6,     // short reply; args: old lo/hi, domain
+  kHAmoDone = 6,     // short reply; args: old lo/hi, domain, failed
   kHPutSignal = 7,   // long request; args: domain, sig region, sig off lo/hi, sig lo/hi, op
 };
 
@@ -49,15 +49,15 @@ struct DomainState {
   uint64_t outstanding = 0;        // replies (acks, get data, atomic results) awaited
   std::vector<uint32_t> per_pe;    // the same per target, to fail them if it is lost
   bool mixed = false;              // an active message went to a PE also stored to directly
-  std::string error;               // set when a PE was lost with operations outstanding
+  std::string error;               // a PE was lost with operations outstanding, or one failed
+  Errc error_code = Errc::ok;      // lost_peer or invalid_argument
 };
 
-struct PendingOp {      // a get or atomic awaiting its reply
+struct PendingOp {      // a get or atomic awaiting its reply (gone once it came)
   void* dest = nullptr; // get: where the data goes; atomic: where the old value goes
   size_t len = 0;
   DomainState* dom = nullptr;
   int pe = -1;
-  bool done = false;
 };
 
 struct HandlerEntry {

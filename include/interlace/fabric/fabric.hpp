@@ -92,8 +92,8 @@ class Fabric {
                        size_t /*len*/) { return Errc::unsupported; }
   virtual Errc rma_flush(int /*peer*/) { return Errc::unsupported; }
 
-  // Single-copy write (cross-memory attach) into `peer`'s address space; same
-  // availability as remote_read.
+  // Single-copy write (cross-memory attach) into `peer`'s address space, wherever the
+  // system allows it (see remote_read below); unsupported elsewhere.
   virtual Errc remote_write(int /*peer*/, uint64_t /*remote_addr*/, const void* /*local*/,
                             size_t /*len*/) { return Errc::unsupported; }
 
