@@ -92,14 +92,8 @@ extern const shmem_ctx_t SHMEM_CTX_DEFAULT;
 #include <interlace/shmem_teams.h>
 
 /* ---- type tables (X(TYPE, TYPENAME)) ---------------------------------------------- */
-#define SHMEMI_RMA_TYPES(X)                                                              \
-  X(float, float) X(double, double) X(long double, longdouble) X(char, char)             \
-  X(signed char, schar) X(short, short) X(int, int) X(long, long) X(long long, longlong) \
-  X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint)                \
-  X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8)               \
-  X(int16_t, int16) X(int32_t, int32) X(int64_t, int64) X(uint8_t, uint8)                \
-  X(uint16_t, uint16) X(uint32_t, uint32) X(uint64_t, uint64) X(size_t, size)            \
-  X(ptrdiff_t, ptrdiff)
+/* The standard RMA types: one table, shared with the collectives' header above. */
+#define SHMEMI_RMA_TYPES(X) INTERLACE_SHMEM_RMA_TYPES(X)
 #define SHMEMI_AMO_TYPES(X)                                                          \
   X(int, int) X(long, long) X(long long, longlong) X(unsigned int, uint)             \
   X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int32_t, int32)         \
