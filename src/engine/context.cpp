@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
+#include "interlace/core/blocking.hpp"
 #include "interlace/core/log.hpp"
 
 namespace interlace::engine {
@@ -299,6 +301,7 @@ Errc Context::wait_loop(const std::function<bool()>& done, Deadline deadline, bo
   const uint64_t check_ns = static_cast<uint64_t>(config_.peer_check_s * 1e9);
   const bool threaded = lock_.enabled();
   int threaded_sleep_us = 0;
+  std::optional<blocking::Scope> blocked;
   for (;;) {
     bool moved;
     {
@@ -311,6 +314,9 @@ Errc Context::wait_loop(const std::function<bool()>& done, Deadline deadline, bo
     if (moved) { idle_rounds = 0; threaded_sleep_us = 0; continue; }
     ++idle_rounds;
     if (idle_rounds < spin_rounds_) { cpu_relax(); continue; }
+    // From here on the wait may be long: a task scheduler owning this thread lends
+    // the core to other work (interlace/core/blocking.hpp).
+    if (!blocked) blocked.emplace();
     // Crowded host: hand the core to a peer that has work before paying for a sleep.
     if (idle_rounds < spin_rounds_ + yield_rounds_) { sched_yield(); continue; }
 
