@@ -16,6 +16,7 @@ try:
     from .comm import *  # noqa: F403  init, finalize, Comm, Request, Status, ANY_SOURCE, ...
     from .coll import *  # noqa: F403  IN_PLACE, SUM, ..., Op (collective methods live on Comm)
     from . import stream  # noqa: F401  interlace.stream.SendChannel / RecvChannel (SMI)
+    from . import tasks  # noqa: F401  interlace.tasks.task / spawn / taskwait (dependencies on arrays)
 except ModuleNotFoundError as _e:
     if _e.name != __name__ + "._core":
         raise
