@@ -128,6 +128,8 @@ class Executor:
 
     def _spawn(self, fn: Callable[..., Any], args: Sequence[Any], kwargs: dict[str, Any],
                deps: list[_Triple], priority: int) -> None:
+        if not callable(fn):
+            raise TypeError(f"spawn: the task body must be callable, got a {type(fn).__name__}")
         if not isinstance(priority, int) or isinstance(priority, bool) or not -2**31 <= priority < 2**31:
             raise ValueError(f"spawn: priority must be a 32-bit int, got {priority!r}")
 
