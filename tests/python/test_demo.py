@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -115,3 +115,11 @@ def test_unmodified_openshmem_program(demo):
     assert lines[1] == "$ interlace run -n 4 ./histogram 200000 16", lines
     assert re.fullmatch(r"histogram of 200000 samples in 64 bins: count 200000, checksum \d+, "
                         r"total by atomics 200000", lines[2]), lines
+
+
+def test_tasks(demo):
+    assert demo["tasks"][1:] == [
+        "prefix sum of 8000 float64 in 8 blocks, 16 tasks ordered by out/in/inout on array sections: "
+        "equal to np.cumsum",
+        "an exception raised in a task reaches taskwait as itself: ValueError: block 3 rejected",
+    ]
