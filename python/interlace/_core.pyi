@@ -618,3 +618,55 @@ class _GatherChannel:
 
     @property
     def dtype(self) -> Datatype: ...
+
+class TaskExecutor:
+    """
+    A pool of task workers (interlace::task::Executor) running Python callables ordered by declared dependencies; interlace.tasks wraps it.
+    """
+
+    def __init__(self, workers: int = 0, runtime: Runtime | None = None) -> None:
+        """
+        workers=0 takes INTERLACE_TASK_WORKERS, else the cores this process may use; runtime: start its progress thread so that tasks may communicate concurrently.
+        """
+
+    @property
+    def workers(self) -> int: ...
+
+    @property
+    def closed(self) -> bool: ...
+
+    def stats(self) -> dict:
+        """
+        Counters: spawned, executed, cancelled, blocked (waits that lent a core), threads.
+        """
+
+    def spawn(self, body: object, deps: object, priority: int = 0) -> None:
+        """
+        Runs body() as a task once the earlier sibling tasks it conflicts with are done. deps: (access, target, what) triples; target is a buffer or (address, nbytes).
+        """
+
+    def taskwait(self) -> None:
+        """
+        Waits for the calling task's children (at top level, for the top-level tasks) and raises the first exception one of them raised.
+        """
+
+    def taskwait_on(self, deps: object) -> None:
+        """Waits for the earlier sibling tasks whose accesses conflict with deps."""
+
+    def close(self) -> None:
+        """
+        Waits for every task, then stops the workers (no-op for the process executor).
+        """
+
+def task_process_executor() -> TaskExecutor:
+    """
+    A TaskExecutor handle on the process's shared executor (the C API and OMPIF use it too).
+    """
+
+def task_in_task() -> bool:
+    """Whether the calling thread runs a task body."""
+
+def task_default_workers() -> int:
+    """
+    Workers an executor with workers=0 gets (INTERLACE_TASK_WORKERS, else the usable cores).
+    """

@@ -199,7 +199,7 @@ def default_executor() -> Executor:
     global _process
     with _process_lock:
         if _process is None:
-            _process = Executor(_core_executor=_core.TaskExecutor.process())
+            _process = Executor(_core_executor=_core.task_process_executor())
             atexit.register(_wait_at_exit)
         return _process
 
@@ -281,4 +281,4 @@ def default_workers() -> int:
 
 def in_task() -> bool:
     """Whether the calling thread runs a task body."""
-    return _core.TaskExecutor.in_task()
+    return _core.task_in_task()

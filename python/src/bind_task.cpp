@@ -252,15 +252,6 @@ void bind_task(nb::module_& m) {
           nb::arg("workers") = 0, nb::arg("runtime").none() = nb::none(),
           "workers=0 takes INTERLACE_TASK_WORKERS, else the cores this process may use; "
           "runtime: start its progress thread so that tasks may communicate concurrently.")
-      .def_static(
-          "process",
-          [] {
-            auto* p = new PyExecutor();
-            p->ex = &task::process_executor();
-            return p;
-          },
-          nb::rv_policy::take_ownership,
-          "A handle on the process's shared executor (also used by the C API and OMPIF).")
       .def_prop_ro("workers", [](const PyExecutor& s) { return s.get().workers(); })
       .def_prop_ro("closed", [](const PyExecutor& s) { return s.ex == nullptr; })
       .def(
@@ -309,8 +300,19 @@ void bind_task(nb::module_& m) {
           },
           nb::arg("deps"), "Waits for the earlier sibling tasks whose accesses conflict with deps.")
       .def("close", &PyExecutor::close,
-           "Waits for every task, then stops the workers (no-op for the process executor).")
-      .def_static("in_task", &Executor::in_task, "Whether the calling thread runs a task body.");
+           "Waits for every task, then stops the workers (no-op for the process executor).");
+
+  // Module functions, not static methods: the stub checks treat those alike.
+  m.def(
+      "task_process_executor",
+      [] {
+        auto* p = new PyExecutor();
+        p->ex = &task::process_executor();
+        return p;
+      },
+      nb::rv_policy::take_ownership,
+      "A TaskExecutor handle on the process's shared executor (the C API and OMPIF use it too).");
+  m.def("task_in_task", &Executor::in_task, "Whether the calling thread runs a task body.");
 
   m.def("task_default_workers", &task::default_workers,
         "Workers an executor with workers=0 gets (INTERLACE_TASK_WORKERS, else the usable cores).");
