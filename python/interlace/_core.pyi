@@ -670,3 +670,51 @@ def task_default_workers() -> int:
     """
     Workers an executor with workers=0 gets (INTERLACE_TASK_WORKERS, else the usable cores).
     """
+
+def dist_register(dispatcher: object) -> None:
+    """
+    Registers dispatcher(regions, args, device, num_devices) as the device function interlace.tasks runs (every rank, before the host spawns).
+    """
+
+class DistSession:
+    """
+    A host and its devices (interlace::task::dist::Session); interlace.tasks.Session wraps it.
+    """
+
+    def __init__(self, runtime: Runtime, host_rank: int = -1) -> None:
+        """
+        Collective over the runtime's world; host_rank < 0 takes INTERLACE_TASK_HOST (default 0).
+        """
+
+    @property
+    def is_host(self) -> bool: ...
+
+    @property
+    def host_rank(self) -> int: ...
+
+    @property
+    def num_devices(self) -> int: ...
+
+    @property
+    def device_index(self) -> int: ...
+
+    def device_world_rank(self, device: int) -> int: ...
+
+    def devices(self) -> Comm:
+        """The devices' communicator (null on the host)."""
+
+    def spawn(self, clauses: object, args: bytes) -> None:
+        """
+        Host: runs the Python device function on every device; clauses are (kind, buffer, device, what).
+        """
+
+    def taskwait(self) -> None:
+        """
+        Waits for the distributed tasks (the session executor's top-level tasks).
+        """
+
+    def finish(self) -> None:
+        """Host: releases the devices (their serve() returns). Idempotent."""
+
+    def serve(self) -> None:
+        """Device: runs the host's commands until it finishes."""

@@ -24,6 +24,7 @@ from __future__ import annotations
 import atexit
 import functools
 import inspect
+import pickle
 import threading
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -34,6 +35,7 @@ __all__ = [
     "ACCESSES",
     "Executor",
     "Region",
+    "Session",
     "default_executor",
     "default_workers",
     "in_task",
@@ -282,3 +284,110 @@ def default_workers() -> int:
 def in_task() -> bool:
     """Whether the calling thread runs a task body."""
     return _core.task_in_task()
+
+
+_CLAUSES = ("broadcast", "scatter", "gather", "send", "receive")
+
+
+class Session:
+    """Distributed tasks (docs/python.md#distributed-tasks): a host rank and P device
+    ranks running the same script. Collective over the world; the host is world
+    rank ``host_rank`` (-1: INTERLACE_TASK_HOST, default 0), every other rank a
+    device. The host spawns, the devices ``serve()`` until the host's ``finish()``."""
+
+    def __init__(self, host_rank: int = -1):
+        from . import comm
+        comm.init()
+        _core.dist_register(_run_on_device)
+        self._s = _core.DistSession(comm._runtime, host_rank)
+        self._keep: list[Any] = []  # host arrays in flight, until taskwait
+
+    @property
+    def is_host(self) -> bool:
+        return self._s.is_host
+
+    @property
+    def host_rank(self) -> int:
+        return self._s.host_rank
+
+    @property
+    def num_devices(self) -> int:
+        return self._s.num_devices
+
+    @property
+    def device_index(self) -> int:
+        """This device's number, 0..num_devices-1; -1 on the host."""
+        return self._s.device_index
+
+    @property
+    def devices(self) -> Any:
+        """A Comm of the devices only (device i is rank i); COMM_NULL on the host."""
+        from .comm import Comm
+        return Comm(self._s.devices())
+
+    def spawn(self, fn: Callable[..., Any], *args: Any, broadcast: Target = None,
+              scatter: Target = None, gather: Target = None,
+              send: dict[int, Any] | None = None, receive: dict[int, Any] | None = None) -> None:
+        """Host: runs ``fn(*arrays, *args)`` on every device, asynchronously. The
+        arrays are the device's copies, in the order broadcast, scatter, gather,
+        send, receive (each clause one array or a list): a broadcast array whole,
+        scatter and gather arrays as the device's chunk (an equal share of the
+        first axis), send/receive arrays on the named device (None elsewhere).
+        ``fn`` and ``args`` are pickled (``fn`` by name: a module-level function of
+        the script or a module every rank imports)."""
+        import numpy as np
+        clauses, meta = [], []
+
+        def add(kind: str, value: Target, device: int, what: str) -> None:
+            for i, a in enumerate(value if isinstance(value, (list, tuple)) else [value]):
+                arr = np.asarray(a)
+                clauses.append((kind, a, device, f"{what}[{i}]" if isinstance(value, (list, tuple)) else what))
+                meta.append((kind, arr.dtype.str, arr.shape))
+                self._keep.append(a)
+
+        for kind, value in (("broadcast", broadcast), ("scatter", scatter), ("gather", gather)):
+            if value is not None:
+                add(kind, value, -1, kind)
+        for kind, table in (("send", send), ("receive", receive)):
+            for device, value in (table or {}).items():
+                if not isinstance(device, int):
+                    raise TypeError(f"Session.spawn: {kind} keys are device numbers, got {device!r}")
+                add(kind, value, device, f"{kind}[{device}]")
+        self._s.spawn(clauses, pickle.dumps((fn, meta, args)))
+
+    def taskwait(self) -> None:
+        """Host: waits for the distributed tasks; raises a device's failure (naming
+        the device) or LostPeerError for a lost device."""
+        try:
+            self._s.taskwait()
+        finally:
+            self._keep.clear()
+
+    def finish(self) -> None:
+        """Host: waits for the distributed tasks and releases the devices."""
+        try:
+            self._s.finish()
+        finally:
+            self._keep.clear()
+
+    def serve(self) -> None:
+        """Device: runs the host's distributed tasks until the host finishes."""
+        self._s.serve()
+
+
+def _run_on_device(regions: list[Any], payload: bytes, device: int, num_devices: int) -> None:
+    import numpy as np
+    fn, meta, args = pickle.loads(payload)
+    arrays: list[Any] = []
+    for mv, (kind, dtype, shape) in zip(regions, meta):
+        if mv is None:
+            arrays.append(None)
+            continue
+        a = np.frombuffer(mv, dtype=dtype)
+        if kind in ("scatter", "gather"):
+            if len(shape) > 1 and shape[0] % num_devices == 0:
+                a = a.reshape((-1, *shape[1:]))
+        else:
+            a = a.reshape(shape)
+        arrays.append(a)
+    fn(*arrays, *args)

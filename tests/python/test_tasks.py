@@ -326,3 +326,17 @@ def test_closed_executor_raises():
     assert e.closed
     with pytest.raises(interlace.FinalizedError, match="after close"):
         e.spawn(print)
+
+
+_DIST = pytest.mark.skipif(not hasattr(interlace._core, "DistSession"),
+                           reason="the distributed-task layer is not in this build")
+
+
+@_DIST
+@pytest.mark.parametrize("devices,fabric", [(1, "shm"), (2, "shm"), (3, "shm"), (2, "tcp")])
+def test_distributed_scatter_gather_round_trip(devices, fabric):
+    from conftest import REPO, run_interlace
+    prog = REPO / "tests" / "python" / "task_programs" / "dist_roundtrip.py"
+    r = run_interlace("run", "-n", devices + 1, "--fabric", fabric, sys.executable, prog, timeout=180)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"host: round trip over {devices} devices OK" in r.stdout, r.stdout + r.stderr
