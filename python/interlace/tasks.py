@@ -298,6 +298,7 @@ class Session:
     def __init__(self, host_rank: int = -1):
         from . import comm
         comm.init()
+        assert comm._runtime is not None  # init() made it
         _core.dist_register(_run_on_device)
         self._s = _core.DistSession(comm._runtime, host_rank)
         self._keep: list[Any] = []  # host arrays in flight, until taskwait
