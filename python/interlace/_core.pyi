@@ -671,9 +671,9 @@ def task_default_workers() -> int:
     Workers an executor with workers=0 gets (INTERLACE_TASK_WORKERS, else the usable cores).
     """
 
-def dist_register(dispatcher: object) -> None:
+def dist_register(dispatcher: object | None) -> None:
     """
-    Registers dispatcher(regions, args, device, num_devices) as the device function interlace.tasks runs (every rank, before the host spawns).
+    Registers dispatcher(regions, args, device, num_devices) as the device function interlace.tasks runs (every rank, before the host spawns); None drops it (at exit, so that it does not keep the package alive past the interpreter).
     """
 
 class DistSession:

@@ -286,7 +286,7 @@ def in_task() -> bool:
     return _core.task_in_task()
 
 
-_CLAUSES = ("broadcast", "scatter", "gather", "send", "receive")
+_dispatcher_registered: list[bool] = []
 
 
 class Session:
@@ -300,6 +300,9 @@ class Session:
         comm.init()
         assert comm._runtime is not None  # init() made it
         _core.dist_register(_run_on_device)
+        if not _dispatcher_registered:  # the C++ registry must not outlive the package
+            _dispatcher_registered.append(True)
+            atexit.register(_core.dist_register, None)
         self._s = _core.DistSession(comm._runtime, host_rank)
         self._keep: list[Any] = []  # host arrays in flight, until taskwait
 

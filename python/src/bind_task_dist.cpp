@@ -101,13 +101,16 @@ void bind_task_dist(nb::module_& m) {
   m.def(
       "dist_register",
       [](nb::object fn) {
-        if (!dispatcher) task::dist::register_function(kFunction, &run_python);
+        static bool registered = false;
+        if (!registered) task::dist::register_function(kFunction, &run_python);
+        registered = true;
         Py_XDECREF(dispatcher);
-        dispatcher = fn.release().ptr();
+        dispatcher = fn.is_none() ? nullptr : fn.release().ptr();
       },
-      nb::arg("dispatcher"),
+      nb::arg("dispatcher").none(),
       "Registers dispatcher(regions, args, device, num_devices) as the device function "
-      "interlace.tasks runs (every rank, before the host spawns).");
+      "interlace.tasks runs (every rank, before the host spawns); None drops it (at exit, "
+      "so that it does not keep the package alive past the interpreter).");
 
   nb::class_<Session>(m, "DistSession",
                       "A host and its devices (interlace::task::dist::Session); "

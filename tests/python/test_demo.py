@@ -122,4 +122,6 @@ def test_tasks(demo):
         "prefix sum of 8000 float64 in 8 blocks, 16 tasks ordered by out/in/inout on array sections: "
         "equal to np.cumsum",
         "an exception raised in a task reaches taskwait as itself: ValueError: block 3 rejected",
+        f"distributed task on {N - 1} devices: scatter a {4 * (N - 1)}x3 float64 matrix, broadcast the scale, "
+        f"gather rows x 2 and who computed them: {list(range(N - 1))}",
     ]
