@@ -81,11 +81,15 @@ int il_dist_init(void) {
     return sp->is_host() ? 1 : 0;
   });
   if (rc != 0 || !sp) return rc;
-  // A device serves until the host finishes; its program then simply exits.
-  return checked([&] {
+  // A device serves until the host finishes; its program then simply exits. A lost
+  // host leaves the device nothing to do: that goes to the error handler (by default
+  // the device exits with status 1).
+  rc = checked([&] {
     sp->serve();
     return 0;
   });
+  if (rc != 0) ompif::report(OMPIF_ERR_LOST_PEER, "il_dist_init (device serving the host): " + t_error);
+  return rc;
 }
 
 int il_dist_spawn(const char* name, const il_dist_clause_t* clauses, int nclauses,
@@ -114,7 +118,7 @@ int il_dist_spawn(const char* name, const il_dist_clause_t* clauses, int nclause
       session("il_dist_spawn").spawn(
           name, cl, {static_cast<const std::byte*>(args), args_size});
     } catch (const interlace::Error& e) {
-      throw_error(e.code(), "il_dist_spawn('" + std::string(name) + "'): " + e.what());
+      throw interlace::Error(e.code(), "il_dist_spawn('" + std::string(name) + "'): " + e.what());
     }
     return 0;
   });

@@ -99,8 +99,10 @@ void Session::spawn(const std::string& name, std::span<const Clause> clauses,
   s.exec->spawn(deps, [sp, cmd, cl = std::move(cl), name] {
     Impl& s = *sp;
     auto guard = take(s.lock);
-    std::vector<std::string> errors(s.ndev);
-    std::vector<char> alive(s.ndev, 1);
+    // Every device is driven to the end of this exchange even when one fails, so the
+    // streams of the others stay in step for the next command.
+    struct Failure { Errc code = Errc::ok; std::string text; };
+    std::vector<Failure> errors(s.ndev);
     for (int d = 0; d < s.ndev; ++d) {
       try {
         s.send_cmd(d, *cmd);
@@ -111,17 +113,18 @@ void Session::spawn(const std::string& name, std::span<const Clause> clauses,
           if (c.kind == ClauseKind::send && n) s.send_data(d, c.address, n);
         }
       } catch (const Error& e) {
-        errors[d] = e.what();
-        alive[d] = 0;
+        errors[d] = {e.code(), e.what()};
       }
     }
     for (int d = 0; d < s.ndev; ++d) {
-      if (!alive[d]) continue;
+      if (errors[d].code != Errc::ok) continue;
       try {
         std::string err = s.recv_status(d);
         if (!err.empty()) {
-          errors[d] = "device " + std::to_string(d) + " (world rank " +
-                      std::to_string(s.world_of(d)) + ") failed in '" + name + "': " + err;
+          // The device's own error kind is part of its text.
+          errors[d] = {Errc::internal, "device " + std::to_string(d) + " (world rank " +
+                                           std::to_string(s.world_of(d)) + ") failed in '" +
+                                           name + "': " + err};
           continue;
         }
         for (const Clause& c : cl) {
@@ -131,19 +134,18 @@ void Session::spawn(const std::string& name, std::span<const Clause> clauses,
           if (c.kind == ClauseKind::receive && n) s.recv_data(d, base, n);
         }
       } catch (const Error& e) {
-        errors[d] = e.what();
+        errors[d] = {e.code(), e.what()};
       }
     }
     int failed = 0;
-    std::string first;
-    for (auto& e : errors)
-      if (!e.empty() && !failed++) first = e;
+    const Failure* first = nullptr;
+    for (const Failure& f : errors)
+      if (f.code != Errc::ok && !failed++) first = &f;
     if (failed)
-      throw_error(Errc::internal,  // a device's own error kind is in its text
-                  "distributed task '" + name + "': " + first +
-                      (failed > 1 ? " (and " + std::to_string(failed - 1) +
-                                        " more devices failed)"
-                                  : ""));
+      throw_error(first->code, "distributed task '" + name + "': " + first->text +
+                                   (failed > 1 ? " (and " + std::to_string(failed - 1) +
+                                                     " more devices failed)"
+                                               : ""));
   }, SpawnOptions{0, "distributed task"});
 }
 
@@ -159,7 +161,7 @@ void Session::map(const void* address, uint64_t size) {
   auto key = reinterpret_cast<uint64_t>(address);
   if (s.host_maps.count(key))
     throw_error(Errc::invalid_argument, "nanos6_dist_map_address: address " +
-                                            std::to_string(key) + " is already mapped");
+                                            hex(address) + " is already mapped");
   Writer w;
   w.put(Op::map);
   w.put<uint64_t>(key);

@@ -1,5 +1,6 @@
 // Distributed-task sessions: roles, the function registry, and the host's side of one
 // command exchange (docs/ompif.md).
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -129,8 +130,7 @@ uint64_t Session::Impl::check_mapped(const void* address, uint64_t offset, uint6
                                      const char* what) const {
   auto it = host_maps.find(reinterpret_cast<uint64_t>(address));
   if (it == host_maps.end())
-    throw_error(Errc::invalid_argument, std::string(what) + ": address " +
-                                            std::to_string(reinterpret_cast<uint64_t>(address)) +
+    throw_error(Errc::invalid_argument, std::string(what) + ": address " + hex(address) +
                                             " is not mapped (nanos6_dist_map_address first)");
   if (offset > it->second || size > it->second - offset)
     throw_error(Errc::invalid_argument,
@@ -142,8 +142,11 @@ uint64_t Session::Impl::check_mapped(const void* address, uint64_t offset, uint6
 
 namespace {
 [[noreturn]] void rethrow_for_device(const Error& e, int device, int world) {
-  throw_error(e.code(), "device " + std::to_string(device) + " (world rank " +
-                            std::to_string(world) + "): " + e.what());
+  // Keeps the code and its prefix; only the device is added.
+  std::string msg = "device " + std::to_string(device) + " (world rank " +
+                    std::to_string(world) + "): " + e.what();
+  if (e.code() == Errc::lost_peer) throw LostPeerError(e.code(), msg);
+  throw Error(e.code(), msg);
 }
 }  // namespace
 

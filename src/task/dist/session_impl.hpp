@@ -4,6 +4,7 @@
 // command with a status (kDone: ok flag + message) followed, when ok, by the data it
 // returns (kBack). Non-overtaking p2p keeps each stream in order.
 #pragma once
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -79,6 +80,12 @@ struct Reader {
       throw_error(Errc::protocol, "distributed-task command truncated");
   }
 };
+
+inline std::string hex(const void* p) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", p);
+  return buf;
+}
 
 // Device-local length of a clause (the host already checked divisibility).
 uint64_t local_size(const Clause& c, int ndev, int dev);
