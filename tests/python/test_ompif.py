@@ -117,3 +117,19 @@ def test_launcher_devices_flag_starts_host_plus_devices():
     assert launcher.parse_args(["-n", "4", "--devices", "3", "prog"]).size == 4
     assert launcher.parse_args(["-n", "2", "prog"]).size == 2
     assert launcher.parse_args(["prog"]).size == 1
+
+
+@pytest.mark.parametrize("fabric", FABRICS)
+@pytest.mark.parametrize("devices", [1, 2, 3, 4])
+def test_listing1_of_the_paper(devices, fabric):
+    # Scatter a, gather b, local tasks per block, an OMPIF ring between them.
+    ok(run("dist_listing1", "--devices", devices, fabric=fabric), "dist_listing1")
+
+
+@pytest.mark.parametrize("fabric", FABRICS)
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_ompif_inside_tasks_with_one_worker(ranks, fabric):
+    # The receive task blocks the only worker first; the send task must still run.
+    r = run("ompif_tasks", "-n", ranks, fabric=fabric, INTERLACE_TASK_WORKERS="1")
+    ok(r, "ompif_tasks", ranks)
+    assert r.stdout.count("(1 workers)") == ranks, r.stdout
