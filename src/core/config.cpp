@@ -265,6 +265,8 @@ const std::map<std::string, std::string>& Config::launcher_variables() {
        "not a secret), empty for a singleton"},
       {"INTERLACE_STORE", "rendezvous store URL"},
       {"INTERLACE_HOST", "name of this rank's host group"},
+      {"INTERLACE_TASK_HOST",
+       "world rank of the distributed-task host; the other ranks are devices (default 0)"},
   };
   return vars;
 }
