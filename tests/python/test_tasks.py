@@ -139,7 +139,14 @@ def test_concurrent_accesses_run_together_commutative_ones_one_at_a_time(ex):
     assert most[0] == 1
 
 
-def test_nested_tasks_and_taskwait_scope(ex):
+@pytest.mark.parametrize("workers", [1, 4])
+def test_nested_tasks_and_taskwait_scope(workers):
+    # With one worker the parent's taskwait must lend the worker to its children.
+    with tasks.Executor(workers=workers):
+        _nested_tasks_and_taskwait_scope()
+
+
+def _nested_tasks_and_taskwait_scope():
     x = np.zeros(4)
     log = []
 
