@@ -22,7 +22,8 @@ void add_edge(Task* from, Task* to) {
   ++to->pending;
 }
 
-void edges_from(const std::vector<Ref>& refs, size_t first, Task* t) {
+template <class List>
+void edges_from(const List& refs, size_t first, Task* t) {
   for (size_t i = first; i < refs.size(); ++i)
     if (live(refs[i])) add_edge(refs[i].task, t);
 }
@@ -49,6 +50,10 @@ void apply(Fragment& f, Task* t, Kind k, std::shared_ptr<CommGroup>& fresh_group
     // (in + concurrent, ...) combine into exclusive access, as in + out is inout.
     if (k == f.kind) return;
     k = Kind::write;
+  }
+  if (f.poison && conflicts(f.poison_kind, k) && !t->cancelled) {
+    t->cancelled = true;
+    t->cause = f.poison;
   }
   const bool joins = k != Kind::write && f.kind == k;
   if (joins) {
@@ -93,10 +98,10 @@ void register_accesses(Task* t, std::span<const Dep> deps) {
     if (d.bytes == 0) continue;
     const uintptr_t a = reinterpret_cast<uintptr_t>(d.addr), b = a + d.bytes;
     const Kind k = kind_of(d.access);
-    t->ranges.push_back({a, b});
     std::shared_ptr<CommGroup> fresh_group;
     auto it = first_overlap(map, a);
     uintptr_t pos = a;
+    FragmentMap::iterator first = map.end();
     while (pos < b) {
       if (it == map.end() || it->first > pos) {
         // A gap: a new fragment up to the next one (or b).
@@ -114,10 +119,12 @@ void register_accesses(Task* t, std::span<const Dep> deps) {
         it->second.end = b;
         map.emplace_hint(std::next(it), b, std::move(tail));
       }
+      if (pos == a) first = it;
       apply(it->second, t, k, fresh_group);
       pos = it->second.end;
       ++it;
     }
+    t->ranges.push_back({first, b, k});
   }
 }
 
@@ -132,15 +139,22 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
   }
   t->successors.clear();
   FragmentMap& map = t->parent->children;
-  for (const Range& r : t->ranges) {
-    for (auto it = first_overlap(map, r.begin); it != map.end() && it->first < r.end;) {
+  const size_t nr = t->ranges.size();
+  for (size_t i = 0; i < nr; ++i) {
+    const Range& r = t->ranges[i];
+    for (auto it = r.first; it != map.end() && it->first < r.end;) {
       Fragment& f = it->second;
       while (f.done_prefix < f.members.size() && !live(f.members[f.done_prefix])) ++f.done_prefix;
-      if (f.done_prefix == f.members.size()) {
-        it = map.erase(it);  // nothing in flight touches these bytes any more
-      } else {
-        ++it;
+      if (t->failed && !f.poison) {
+        f.poison = t->cause;
+        f.poison_kind = r.kind;
+        t->parent->poisoned = true;
       }
+      bool keep = f.done_prefix < f.members.size() || f.poison;
+      // A later range of t starts here: that one erases it (its iterator must stay).
+      for (size_t j = i + 1; !keep && j < nr; ++j) keep = t->ranges[j].first == it;
+      if (keep) ++it;
+      else it = map.erase(it);  // nothing in flight touches these bytes any more
     }
   }
   t->ranges.clear();
@@ -152,6 +166,17 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
     }
   }
   t->groups.clear();
+}
+
+void clear_poison(Task* t) {
+  for (auto it = t->children.begin(); it != t->children.end();) {
+    Fragment& f = it->second;
+    if (!f.poison) { ++it; continue; }
+    f.poison = nullptr;
+    while (f.done_prefix < f.members.size() && !live(f.members[f.done_prefix])) ++f.done_prefix;
+    if (f.done_prefix == f.members.size()) it = t->children.erase(it);
+    else ++it;
+  }
 }
 
 bool try_take_groups(Task* t) {

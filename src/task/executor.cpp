@@ -72,6 +72,10 @@ void detail::check_deps(std::span<const Dep> deps) {
 }
 
 void detail::rethrow_errors(Task* t, std::unique_lock<std::mutex>& lk) {
+  if (t->poisoned) {
+    clear_poison(t);
+    t->poisoned = false;
+  }
   if (t->errors.empty()) return;
   std::vector<std::exception_ptr> errs;
   errs.swap(t->errors);
@@ -102,8 +106,17 @@ Executor::Impl::Impl(Executor* s, Options o) : self(s), opts(o) {
   // Room for blocked tasks to lend their cores (docs/tasks.md, "Blocking").
   max_threads = workers + 256;
   slots_free = workers;
+  policy = detail::policy();
+  ready.lifo = policy == detail::Policy::lifo;
+  if (const uint64_t per = detail::throttle_per_worker()) {
+    throttle_high = per * static_cast<uint64_t>(workers);
+    throttle_low = throttle_high / 2;
+  } else {
+    throttle_high = throttle_low = UINT64_MAX;
+  }
   root.live.store(1, std::memory_order_relaxed);  // never completes
   root.refs = 1;
+  root.children = detail::FragmentMap(detail::FragmentMap::allocator_type(&node_pool));
   if (opts.runtime) opts.runtime->context().start_progress_thread();
   std::lock_guard<std::mutex> g(mu);
   for (int i = 0; i < workers; ++i) add_thread();
@@ -126,8 +139,9 @@ void Executor::spawn(std::span<const Dep> deps, std::function<void()> body, Spaw
   if (!body) throw_error(Errc::invalid_argument, "task spawn: empty body");
   detail::check_deps(deps);
   Task* parent = detail::parent_for(impl_.get());
-  std::lock_guard<std::mutex> g(impl_->mu);
+  std::unique_lock<std::mutex> lk(impl_->mu);
   impl_->spawn_locked(parent, deps, std::move(body), opts.priority, opts.label, false);
+  impl_->throttle(lk);
 }
 
 void Executor::Impl::wait_children(Task* t) {

@@ -3,11 +3,22 @@
 
 namespace interlace::task::detail {
 
+namespace {
+std::atomic<Policy> g_policy{Policy::fifo};
+constexpr uint64_t kDefaultThrottlePerWorker = 1024;
+std::atomic<uint64_t> g_throttle{kDefaultThrottlePerWorker};
+}
+
+void set_policy(Policy p) noexcept { g_policy.store(p); }
+void set_throttle_per_worker(uint64_t n) noexcept { g_throttle.store(n); }
+uint64_t throttle_per_worker() noexcept { return g_throttle.load(); }
+Policy policy() noexcept { return g_policy.load(); }
+
 void ReadyQueue::push(Task* t) {
   ++size_;
-  if (t->priority == 0) normal_.push(t);
-  else if (t->priority > 0) high_[t->priority].push(t);
-  else low_[t->priority].push(t);
+  Fifo& f = t->priority == 0 ? normal_ : t->priority > 0 ? high_[t->priority] : low_[t->priority];
+  if (lifo) f.push_front(t);
+  else f.push(t);
 }
 
 Task* ReadyQueue::pop() {

@@ -37,6 +37,7 @@ Task* Executor::Impl::alloc_task() {
     constexpr size_t kChunk = 64;
     chunks.emplace_back(new Task[kChunk]);
     for (size_t i = 0; i < kChunk; ++i) {
+      chunks.back()[i].children = detail::FragmentMap(detail::FragmentMap::allocator_type(&node_pool));
       chunks.back()[i].next = free_list;
       free_list = &chunks.back()[i];
     }
@@ -49,7 +50,7 @@ Task* Executor::Impl::alloc_task() {
 void Executor::Impl::drop_ref(Task* t) {
   if (--t->refs > 0) return;
   t->body = nullptr;
-  t->cancelled = t->failed = t->marker = false;
+  t->cancelled = t->failed = t->marker = t->poisoned = false;
   t->cause = nullptr;
   t->errors.clear();
   t->children.clear();
@@ -74,7 +75,10 @@ Task* Executor::Impl::spawn_locked(Task* parent, std::span<const Dep> deps,
   t->refs = marker ? 2 : 1;  // a marker's waiter reads it after completion
   parent->live.fetch_add(1, std::memory_order_relaxed);
   detail::register_accesses(t, deps);
-  if (!marker) ++stats.spawned;
+  if (!marker) {
+    ++stats.spawned;
+    ++in_flight;
+  }
   if (--t->pending == 0) newly_ready.push_back(t);
   // Markers complete as soon as they are ready; everything else goes to the queue.
   for (size_t i = 0; i < newly_ready.size(); ++i) {
@@ -87,11 +91,12 @@ Task* Executor::Impl::spawn_locked(Task* parent, std::span<const Dep> deps,
   return t;
 }
 
-void Executor::Impl::finish(Task* t) {
+void Executor::Impl::finish(Task* t, Task** successor) {
   drop_live(t);
   for (size_t i = 0; i < newly_ready.size(); ++i) {
     Task* r = newly_ready[i];
     if (r->marker) drop_live(r);  // may append more
+    else if (successor && !*successor) *successor = r;
     else ready.push(r);
   }
   newly_ready.clear();
@@ -119,6 +124,9 @@ void Executor::Impl::drop_live(Task* t) {
     if (t->marker) {
       t->signalled.store(1, std::memory_order_release);
       t->signalled.notify_all();
+    } else if (--in_flight <= throttle_low) {
+      throttle_off = false;
+      if (throttled) throttle_cv.notify_all();
     }
     drop_ref(t);
     t = parent;
@@ -167,7 +175,19 @@ void Executor::Impl::worker_main(detail::Worker* w) {
   std::unique_lock<std::mutex> lk(mu);
   --idle;
   --waking;
-  while (Task* t = next_task(w, lk)) run(t, lk);
+  Task* successor = nullptr;
+  Task** keep = policy == detail::Policy::fifo_successor ? &successor : nullptr;
+  for (;;) {
+    Task* t = successor;
+    successor = nullptr;
+    if (t && (slots_free < 0 || (ready.size() && ready.top_priority() > t->priority))) {
+      ready.push(t);  // oversubscribed, or something more urgent is queued
+      t = nullptr;
+    }
+    if (!t) t = next_task(w, lk);
+    if (!t) break;
+    run(t, lk, keep);
+  }
   blocking::set_thread_listener(nullptr);
 }
 
@@ -196,7 +216,7 @@ Task* Executor::Impl::next_task(detail::Worker* w, std::unique_lock<std::mutex>&
   }
 }
 
-void Executor::Impl::run(Task* t, std::unique_lock<std::mutex>& lk) {
+void Executor::Impl::run(Task* t, std::unique_lock<std::mutex>& lk, Task** successor) {
   if (!t->cancelled && !t->groups.empty() && !detail::try_take_groups(t)) return;  // parked
   std::function<void()> body = std::move(t->body);
   const bool skip = t->cancelled;
@@ -228,7 +248,7 @@ void Executor::Impl::run(Task* t, std::unique_lock<std::mutex>& lk) {
       t->parent->errors.push_back(err);
     }
   }
-  finish(t);
+  finish(t, successor);
 }
 
 void Executor::Impl::block(detail::Worker* w) {
@@ -247,6 +267,24 @@ void Executor::Impl::unblock(detail::Worker* w) {
   w->lent = false;
   w->has_slot = true;
   --slots_free;
+}
+
+void Executor::Impl::throttle(std::unique_lock<std::mutex>& lk) {
+  // Only threads that are not workers wait here: a worker waiting for tasks to finish
+  // could be the one that has to run them.
+  if (in_flight <= throttle_high || throttle_off) return;
+  detail::Worker* w = detail::current_worker();
+  if (w && w->ex == this) return;
+  ++throttled;
+  while (in_flight > throttle_low && !throttle_off) {
+    const uint64_t before = in_flight;
+    // No task finished for a while: something the spawner has yet to do may be what
+    // the tasks wait for. Stop throttling until the count comes down on its own.
+    if (throttle_cv.wait_for(lk, std::chrono::milliseconds(50)) == std::cv_status::timeout &&
+        in_flight >= before)
+      throttle_off = true;
+  }
+  --throttled;
 }
 
 void Executor::Impl::shutdown() {

@@ -20,6 +20,7 @@
 
 #include "interlace/core/blocking.hpp"
 #include "interlace/task/task.hpp"
+#include "task/small.hpp"
 
 namespace interlace::task::detail {
 
@@ -31,6 +32,8 @@ struct Ref {
 };
 
 enum class Kind : uint8_t { none, read, write, concurrent, commutative };
+// Whether an access of kind b after one of kind a must wait for it.
+inline bool conflicts(Kind a, Kind b) { return a != b || a == Kind::write; }
 
 // Members of one commutative epoch never run at once: a task takes every group of its
 // commutative accesses before its body runs, or parks on the first busy one.
@@ -43,15 +46,26 @@ struct CommGroup {
 struct Fragment {
   uintptr_t end = 0;
   Kind kind = Kind::none;
-  std::vector<Ref> members;   // the current epoch
-  std::vector<Ref> previous;  // the epoch before it (joiners depend on these)
-  size_t done_prefix = 0;     // members[0..done_prefix) are known finished
+  Kind poison_kind = Kind::none;
+  uint32_t done_prefix = 0;   // members[0..done_prefix) are known finished
+  SmallVec<Ref, 2> members;   // the current epoch
+  SmallVec<Ref, 2> previous;  // the epoch before it (joiners depend on these)
   std::shared_ptr<CommGroup> group;
+  // A failed task accessed these bytes (with poison_kind): later conflicting siblings
+  // are cancelled as if they depended on it, until the taskwait that reports it.
+  std::exception_ptr poison;
 };
-using FragmentMap = std::map<uintptr_t, Fragment>;  // keyed by start address
+// Keyed by start address; nodes come from the Executor's NodePool.
+using FragmentMap = std::map<uintptr_t, Fragment, std::less<uintptr_t>,
+                             PoolAlloc<std::pair<const uintptr_t, Fragment>>>;
 
 struct Range {
-  uintptr_t begin, end;
+  // The fragment starting at `begin`: it exists, and stays, until the task that
+  // registered the range is released (every fragment inside has an unfinished member
+  // that is that task or depends on it).
+  FragmentMap::iterator first;
+  uintptr_t end;
+  Kind kind;
 };
 
 struct Task {
@@ -68,6 +82,7 @@ struct Task {
   int priority = 0;
   bool marker = false;                 // taskwait_on: no body, completes when ready
   bool cancelled = false;              // a predecessor failed: skip the body
+  bool poisoned = false;               // some fragment of `children` has poison
   bool failed = false;                 // body threw, was cancelled, or a child's error is unobserved
   const char* label = nullptr;
   std::exception_ptr cause;            // why it was cancelled (for taskwait_on)
@@ -87,6 +102,11 @@ struct Fifo {
     if (tail) tail->next = t; else head = t;
     tail = t;
   }
+  void push_front(Task* t) {
+    t->next = head;
+    head = t;
+    if (!tail) tail = t;
+  }
   Task* pop() {
     Task* t = head;
     head = t->next;
@@ -98,15 +118,31 @@ struct Fifo {
   Task* take_descendant(const Task* ancestor, int* budget);
 };
 
-// Higher priority first, FIFO within a priority; priority 0 needs no map lookup.
+// Scheduling policies, measured by bench/task_policy.cpp (docs/tasks.md): the ready
+// queue's order within a priority, and whether a worker runs a successor it made
+// ready next without queueing it.
+enum class Policy : uint8_t { fifo, lifo, fifo_successor };
+// For the policy benchmark: applies to Executors created afterwards.
+void set_policy(Policy p) noexcept;
+Policy policy() noexcept;
+// Spawn throttling: in-flight tasks per worker above which a spawner outside the
+// workers waits (0: never), for the policy benchmark.
+void set_throttle_per_worker(uint64_t n) noexcept;
+uint64_t throttle_per_worker() noexcept;
+
+// Higher priority first, then the policy's order; priority 0 needs no map lookup.
 class ReadyQueue {
  public:
+  bool lifo = false;
   void push(Task* t);
   Task* pop();  // null when empty
   // The first ready descendant of `ancestor` among the first `limit` queued tasks (in
   // pop order), unlinked; null if none.
   Task* take_descendant(const Task* ancestor, int limit);
   size_t size() const { return size_; }
+  int top_priority() const {  // of the task pop() would return; the queue is not empty
+    return !high_.empty() ? high_.begin()->first : !normal_.empty() ? 0 : low_.begin()->first;
+  }
 
  private:
   Fifo normal_;
@@ -124,6 +160,8 @@ void register_accesses(Task* t, std::span<const Dep> deps);
 // Marks t's accesses released, hands its successors to ready (those now free),
 // tidies finished fragments and frees its commutative groups (waiters to requeue).
 void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& requeue);
+// After the taskwait that reported the failures of t's children: forgets the poison.
+void clear_poison(Task* t);
 // Takes every commutative group of t, or parks t on a busy one (false).
 bool try_take_groups(Task* t);
 
@@ -138,9 +176,11 @@ struct Executor::Impl {
   Options opts;
   int workers;
   int max_threads;
+  detail::Policy policy;
 
   std::mutex mu;
   std::condition_variable idle_cv;
+  detail::NodePool node_pool;  // before everything holding a FragmentMap
   detail::ReadyQueue ready;
   detail::Task root;  // parent of the top-level tasks
   int slots_free;     // CPU slots not held by a running worker (negative: oversubscribed)
@@ -152,6 +192,15 @@ struct Executor::Impl {
   std::vector<std::unique_ptr<detail::Worker>> worker_states;
   uint64_t next_id = 0;
   Stats stats;
+
+  // Spawn throttling: a thread outside the workers that has spawned far ahead of them
+  // waits until they catch up, so the queues and dependency maps stay cache-sized
+  // (docs/tasks.md). Never for workers, and off again if nothing finishes meanwhile.
+  uint64_t in_flight = 0;  // spawned tasks not yet complete
+  uint64_t throttle_high = 0, throttle_low = 0;
+  int throttled = 0;
+  bool throttle_off = false;
+  std::condition_variable throttle_cv;
 
   // Task pool.
   detail::Task* free_list = nullptr;
@@ -169,12 +218,15 @@ struct Executor::Impl {
                              bool marker);
   // The body of t ended (ran, threw or was skipped): completes t and, transitively,
   // parents whose last child it was; queues what became ready and wakes workers.
-  void finish(detail::Task* t);
+  // `successor`: where to leave one newly ready task for the calling worker to run
+  // next (the fifo_successor policy), or null.
+  void finish(detail::Task* t, detail::Task** successor = nullptr);
   void drop_live(detail::Task* t);
   void wake_workers();
+  void throttle(std::unique_lock<std::mutex>& lk);
   void add_thread();
   detail::Task* next_task(detail::Worker* w, std::unique_lock<std::mutex>& lk);
-  void run(detail::Task* t, std::unique_lock<std::mutex>& lk);
+  void run(detail::Task* t, std::unique_lock<std::mutex>& lk, detail::Task** successor = nullptr);
   void worker_main(detail::Worker* w);
   void block(detail::Worker* w);
   void unblock(detail::Worker* w);

@@ -134,6 +134,37 @@ TEST(TaskNesting, ExceptionReachesTaskwaitAndCancelsDependents) {
   EXPECT_EQ(x, 3);
 }
 
+TEST(TaskNesting, DependentSpawnedAfterTheFailureFinishedIsCancelledToo) {
+  // Whether the failed task is still running when its dependent is spawned must not
+  // matter: until the taskwait reports the failure, its bytes stay poisoned.
+  Executor ex({.workers = 1});
+  int x = 0;
+  std::atomic<bool> ran{false};
+  ex.spawn({out(&x)}, [] { throw std::runtime_error("early failure"); });
+  ASSERT_TRUE(eventually([&] { return ex.stats().executed == 1; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));  // its release, too
+  ex.spawn({in(&x)}, [&] { ran = true; });
+  EXPECT_THROW(ex.taskwait(), std::runtime_error);
+  EXPECT_FALSE(ran.load());
+  ex.spawn({in(&x)}, [&] { ran = true; });  // reported: x is usable again
+  ex.taskwait();
+  EXPECT_TRUE(ran.load());
+}
+
+TEST(TaskNesting, SpawnThrottleCannotDeadlock) {
+  // Far more tasks than the throttle's limit wait for a gate the spawning thread opens
+  // only after spawning them all: the throttle must give up rather than wait forever.
+  Executor ex({.workers = 1});
+  int x = 0;
+  Gate gate;
+  std::atomic<int> n{0};
+  ex.spawn({out(&x)}, [&] { EXPECT_TRUE(gate.wait()); });
+  for (int i = 0; i < 5000; ++i) ex.spawn({in(&x)}, [&] { n.fetch_add(1); });
+  gate.release();
+  ex.taskwait();
+  EXPECT_EQ(n.load(), 5000);
+}
+
 TEST(TaskNesting, SeveralFailuresAreCounted) {
   Executor ex({.workers = 2});
   for (int i = 0; i < 3; ++i) ex.spawn([] { throw std::runtime_error("boom"); });
