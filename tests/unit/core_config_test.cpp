@@ -16,7 +16,7 @@ const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_S
                        "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_YIELD", "INTERLACE_PROGRESS",
                        "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
                        "INTERLACE_TCP_ADDR", "INTERLACE_LOG", "INTERLACE_COLL", "INTERLACE_COLL_SEGMENT",
-                       "INTERLACE_COLL_CHECK", "INTERLACE_EAGER_CREDIT"};
+                       "INTERLACE_COLL_CHECK", "INTERLACE_EAGER_CREDIT", "INTERLACE_TASK_WORKERS"};
 
 // Clears every variable before and after each test so tests do not leak settings.
 class CoreConfig : public ::testing::Test {
@@ -94,6 +94,7 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
   setenv("INTERLACE_TCP_ADDR", "10.0.0.7", 1);
   setenv("INTERLACE_LOG", "debug", 1);
   setenv("INTERLACE_EAGER_CREDIT", "16m", 1);
+  setenv("INTERLACE_TASK_WORKERS", "3", 1);
   Config c = Config::from_env();
   EXPECT_EQ(c.eager_credit, 16u << 20);
   EXPECT_EQ(c.fabric, "tcp");
@@ -117,6 +118,7 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
   EXPECT_EQ(d["INTERLACE_PROGRESS"], "thread");
   EXPECT_EQ(d["INTERLACE_SHM_SINGLE_COPY"], "0");
   EXPECT_EQ(d["INTERLACE_TIMEOUT"], "2.5");
+  EXPECT_EQ(d["INTERLACE_TASK_WORKERS"], "3");
 }
 
 TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
