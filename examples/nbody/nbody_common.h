@@ -12,6 +12,9 @@
  * comparing its final state with nb_serial_run() on the same input (docs/nbody.md). */
 #ifndef NBODY_COMMON_H
 #define NBODY_COMMON_H
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
+#endif
 
 #include <math.h>
 #include <stdint.h>
