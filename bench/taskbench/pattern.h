@@ -12,6 +12,9 @@
  * so the sum of the last step's values checks an execution against the serial one. */
 #ifndef TASKBENCH_PATTERN_H
 #define TASKBENCH_PATTERN_H
+#if !defined(__cplusplus) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L  /* clock_gettime under -std=c11 */
+#endif
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>

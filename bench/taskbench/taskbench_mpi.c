@@ -7,10 +7,10 @@
  *   interlace run -n 2 taskbench_mpi [--patterns all|p1,p2] [--width W] [--steps T]
  *                                    [--iters 65536,...] [--reps R]
  * Prints, on rank 0, the same lines as taskbench_tasks with impl=mpi and workers=ranks. */
+#include "pattern.h"  /* first: it sets the feature macros */
+
 #include <mpi.h>
 #include <stdlib.h>
-
-#include "pattern.h"
 
 typedef struct {
   int pattern, width, rank, size, lo, hi;

@@ -1,6 +1,7 @@
 """N-body (examples/nbody, docs/nbody.md) against the serial result, small, under the
 launcher: the OMPIF + tasks version (every rank a device) with 1 to 3 ranks and one or
-two task workers, the plain-MPI baseline on interlace's MPI and on Open MPI, each with
+two task workers, the same spawned by a host as a distributed task on 1 to 3 devices,
+the plain-MPI baseline on interlace's MPI and on Open MPI, each with
 --check (max relative error against the serial run <= 1e-3) and with its checksum
 compared to the serial program's own. Bad sizes are refused with the values named.
 
@@ -65,6 +66,15 @@ def test_ompif_tasks_match_serial(serial_checksum, ranks, workers):
     env = launcher_env(INTERLACE_TASK_WORKERS=str(workers))
     r = run_interlace("run", "-n", ranks, exe, *SIZE, "--check", env=env, timeout=RUN_S)
     assert close(checked(r, "ompif", ranks), serial_checksum)
+
+
+@pytest.mark.parametrize("devices", [1, 2, 3])
+def test_distributed_task_from_a_host_matches_serial(serial_checksum, devices):
+    # rank 0 is the host, the others the devices
+    exe = program("nbody_dist")
+    env = launcher_env(INTERLACE_TASK_WORKERS="1")
+    r = run_interlace("run", "-n", devices + 1, exe, *SIZE, "--check", env=env, timeout=RUN_S)
+    assert close(checked(r, "dist", devices), serial_checksum)
 
 
 @pytest.mark.parametrize("ranks", [1, 2, 3])
