@@ -8,6 +8,8 @@ n = per-rank particles x ranks, for
   mpi         examples/nbody/nbody_mpi (the same algorithm in plain MPI) on interlace's MPI
   ompi        the same nbody_mpi.c built with mpicc.openmpi, run with mpirun.openmpi
   serial      examples/nbody/nbody_serial (1 rank only: the reference)
+  ompif-threads  nbody_ompif on ONE rank with P task workers and the P-rank problem size:
+              the same parallelism from tasks alone, no messages
 
 Efficiency at P ranks = Gpairs/s(P) / (P x Gpairs/s(1 rank of the same version)).
 Runs are interleaved (every version at every P, then the next round), bracketed by the
@@ -29,7 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import task_common as tc  # noqa: E402
 
-VERSIONS = ("ompif", "mpi", "ompi", "serial")
+VERSIONS = ("ompif", "ompif-threads", "mpi", "ompi", "serial")
 
 
 def commands(args):
@@ -37,6 +39,7 @@ def commands(args):
     cmds = {}
     if (ex / "nbody_ompif").exists():
         cmds["ompif"] = lambda p, a: tc.interlace_cmd(p, [ex / "nbody_ompif"] + a)
+        cmds["ompif-threads"] = lambda p, a: tc.interlace_cmd(1, [ex / "nbody_ompif"] + a)
     if (ex / "nbody_mpi").exists():
         cmds["mpi"] = lambda p, a: tc.interlace_cmd(p, [ex / "nbody_mpi"] + a)
     if not args.no_ompi:
@@ -71,6 +74,8 @@ def main() -> None:
     print(f"machine: {tc.machine()}")
 
     for name, cmd in cmds.items():  # correctness first, small
+        if name == "ompif-threads":
+            continue
         p = 1 if name == "serial" else min(2, args.max_ranks)
         r = subprocess.run([str(x) for x in cmd(p, ["--n", 512 * p, "--bs", 128, "--iters", 3, "--check"])],
                            capture_output=True, text=True, env=env, timeout=300)
@@ -86,7 +91,8 @@ def main() -> None:
                 if name == "serial" and p != 1:
                     continue
                 argv = ["--n", args.per_rank * p, "--bs", args.bs, "--iters", args.iters]
-                run = tc.measured_run([str(x) for x in cmd(p, argv)], env, probe_exe, args.quiet_wait)
+                env_v = tc.base_env({"INTERLACE_TASK_WORKERS": str(p if name == "ompif-threads" else 1)})
+                run = tc.measured_run([str(x) for x in cmd(p, argv)], env_v, probe_exe, args.quiet_wait)
                 line = next(tc.parse_kv(ln) for ln in run["stdout"].splitlines() if ln.startswith("nbody "))
                 run.pop("stdout")
                 raw.append({"round": rnd, "version": name, "ranks": p, **run, **line})
@@ -105,7 +111,7 @@ def main() -> None:
         for n in names:
             if n == "serial":
                 continue
-            v, one = gp.get((n, p)), gp.get((n, 1))
+            v, one = gp.get((n, p)), gp.get(("ompif" if n == "ompif-threads" else n, 1))
             if not v:
                 cells += ["-", "-"]
                 continue
