@@ -100,21 +100,23 @@ def overhead(args, probe_exe, raw):
 
 # ---------------------------------------------------------------- patterns and METG
 def metg(points):
-    """points: [(grain_ns, efficiency)]. Scans from the coarsest grain down; the METG is
-    where efficiency first falls below 50%, interpolated on log(grain). Returns
-    (value_ns, qualifier): '' exact, '<' below the finest grain tried, '>' above the
-    coarsest."""
-    pts = sorted(points, reverse=True)
+    """points: [(grain_ns, efficiency)]. Scans from the finest grain up; the METG is
+    where efficiency first reaches 50%, interpolated on log(grain) with the finer point
+    before it. From this side a slow outlier at a coarse grain (another process took a
+    core for a moment) cannot move the figure; efficiency only rises with the grain
+    otherwise. Returns (value_ns, qualifier): '' interpolated, '<' already reached at
+    the finest grain tried, '>' never reached."""
+    pts = sorted(points)
     prev = None
     for g, e in pts:
-        if e < 0.5:
+        if e >= 0.5:
             if prev is None:
-                return g, ">"
-            g1, e1 = prev
-            f = (e1 - 0.5) / (e1 - e) if e1 != e else 0
-            return math.exp(math.log(g1) + f * (math.log(g) - math.log(g1))), ""
+                return g, "<"
+            g0, e0 = prev
+            f = (0.5 - e0) / (e - e0) if e != e0 else 1
+            return math.exp(math.log(g0) + f * (math.log(g) - math.log(g0))), ""
         prev = (g, e)
-    return pts[-1][0], "<"
+    return pts[-1][0], ">"
 
 
 def patterns(args, probe_exe, raw):
@@ -188,7 +190,7 @@ def main() -> None:
     ap.add_argument("--ranks", type=int, default=os.cpu_count(), help="cores for the patterns")
     ap.add_argument("--width", type=int, help="pattern width (default 2 x cores)")
     ap.add_argument("--steps", type=int, default=100)
-    ap.add_argument("--iters", default="262144,65536,16384,4096,1024,256,64")
+    ap.add_argument("--iters", default=",".join(str(1 << k) for k in range(18, 3, -1)))
     ap.add_argument("--ompi", action="store_true", help="also run the MPI patterns on Open MPI")
     ap.add_argument("--quick", action="store_true", help="1 round, fewer tasks and grains")
     ap.add_argument("--quiet-wait", type=float, default=20.0)
@@ -197,7 +199,7 @@ def main() -> None:
     args = ap.parse_args()
     if args.quick:
         args.rounds, args.reps, args.tasks, args.steps = 1, 1, 10000, 30
-        args.iters, args.quiet_wait = "65536,4096,256", min(args.quiet_wait, 2.0)
+        args.iters, args.quiet_wait = "65536,8192,1024,128", min(args.quiet_wait, 2.0)
     probe_exe = tc.build_probe(args.build_dir / "bench")
     print(f"machine: {tc.machine()}")
     raw = []
