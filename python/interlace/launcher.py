@@ -110,9 +110,12 @@ def _group_parser(full: bool) -> argparse.ArgumentParser:
     p = _Parser(prog="interlace run", add_help=full, allow_abbrev=False, usage=USAGE,
                 description="Start N ranks of PROGRAM, each a process, as one job.",
                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("-n", "-np", dest="n", type=int, default=1, metavar="N",
+    p.add_argument("-n", "-np", dest="n", type=int, default=None, metavar="N",
                    help="number of ranks of this program (default 1)")
     if full:
+        p.add_argument("--devices", type=int, metavar="P",
+                       help="distributed tasks: P device ranks plus the host, rank 0 "
+                            "(P+1 ranks in all; docs/ompif.md)")
         p.add_argument("--fabric", help="force a fabric for every rank: auto, shm or tcp")
         p.add_argument("--hosts", help="comma-separated host names; ranks are blocked over them")
         p.add_argument("--rsh", default=DEFAULT_RSH,
@@ -134,7 +137,7 @@ def _group_parser(full: bool) -> argparse.ArgumentParser:
     return p
 
 
-_VALUE_OPTS = {"-n", "-np", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
+_VALUE_OPTS = {"-n", "-np", "--devices", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
                "--store-addr", "-x"}
 
 
@@ -190,6 +193,19 @@ def parse_args(argv: list[str]) -> Options:
         if i == 0:
             first = ns
         where = f" (program group {i + 1})" if len(segments) > 1 else ""
+        if i == 0 and ns.devices is not None:
+            if ns.devices < 1:
+                raise UsageError(f"interlace run: --devices must be at least 1, got {ns.devices}")
+            if len(segments) > 1:
+                raise UsageError("interlace run: --devices starts one program (host and "
+                                 "devices); it does not combine with ':' program groups")
+            if ns.n is not None and ns.n != ns.devices + 1:
+                raise UsageError(f"interlace run: -n {ns.n} contradicts --devices {ns.devices} "
+                                 f"(which means {ns.devices + 1} ranks: the host and "
+                                 f"{ns.devices} devices)")
+            ns.n = ns.devices + 1
+        if ns.n is None:
+            ns.n = 1
         if ns.n < 1:
             raise UsageError(f"interlace run: -n must be at least 1, got {ns.n}{where}")
         if ns.program is None:

@@ -3,6 +3,8 @@
 // obvious from the message alone.
 #include "interlace/core/config.hpp"
 
+#include <sched.h>
+
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -146,6 +148,22 @@ size_t parse_size(const std::string& text, const char* what) {
   return static_cast<size_t>(value) << shift;
 }
 
+int task_workers_from_env() {
+  const char* v = env_value("INTERLACE_TASK_WORKERS");
+  if (!v) return 0;
+  const int n = parse_nonneg_int("INTERLACE_TASK_WORKERS", v);
+  if (n < 1 || n > kMaxTaskWorkers)
+    bad("INTERLACE_TASK_WORKERS", v, "an integer from 1 to " + std::to_string(kMaxTaskWorkers));
+  return n;
+}
+
+int usable_cpus() noexcept {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0) return CPU_COUNT(&set);
+  return 1;
+}
+
 std::string log_level_from_env() {
   const char* v = env_value("INTERLACE_LOG");
   if (!v) return "";
@@ -206,6 +224,7 @@ Config Config::from_env() {
     if (c.coll_segment < kMinCollSegment) bad("INTERLACE_COLL_SEGMENT", v, "a size of at least 1k");
   }
   if (const char* v = env_value("INTERLACE_COLL_CHECK")) c.coll_check = parse_bool("INTERLACE_COLL_CHECK", v);
+  c.task_workers = task_workers_from_env();
   return c;
 }
 
@@ -228,6 +247,8 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_COLL", coll_rules.empty() ? "(built-in rules)" : coll_rules},
       {"INTERLACE_COLL_SEGMENT", std::to_string(coll_segment)},
       {"INTERLACE_COLL_CHECK", coll_check ? "1" : "0"},
+      {"INTERLACE_TASK_WORKERS", task_workers > 0 ? std::to_string(task_workers)
+                                 : "auto (" + std::to_string(usable_cpus()) + ")"},
   };
 }
 
@@ -244,6 +265,8 @@ const std::map<std::string, std::string>& Config::launcher_variables() {
        "not a secret), empty for a singleton"},
       {"INTERLACE_STORE", "rendezvous store URL"},
       {"INTERLACE_HOST", "name of this rank's host group"},
+      {"INTERLACE_TASK_HOST",
+       "world rank of the distributed-task host; the other ranks are devices (default 0)"},
   };
   return vars;
 }

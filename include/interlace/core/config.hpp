@@ -46,6 +46,9 @@ struct Config {
   std::string coll_rules;             // INTERLACE_COLL
   size_t coll_segment = 64 * 1024;    // INTERLACE_COLL_SEGMENT
   bool coll_check = false;            // INTERLACE_COLL_CHECK: ranks agree on each call first
+  // INTERLACE_TASK_WORKERS: task executor workers (docs/tasks.md); 0 = the CPUs this
+  // process may use (sched_getaffinity).
+  int task_workers = 0;
 
   // Reads the process environment; throws Error(invalid_argument) on bad values.
   static Config from_env();
@@ -59,6 +62,13 @@ struct Config {
 // INTERLACE_LOG alone, for logging before any Context has read its Config: the
 // value ("" when unset); throws Error(invalid_argument) like from_env when invalid.
 std::string log_level_from_env();
+
+// INTERLACE_TASK_WORKERS alone (0 when unset), for the task executor; throws
+// Error(invalid_argument) naming the value unless it is an integer in 1..kMaxTaskWorkers.
+int task_workers_from_env();
+inline constexpr int kMaxTaskWorkers = 1024;
+// CPUs this process may run on (sched_getaffinity; at least 1).
+int usable_cpus() noexcept;
 
 // Smallest INTERLACE_COLL_SEGMENT accepted.
 inline constexpr size_t kMinCollSegment = 1024;

@@ -1,0 +1,210 @@
+// Internal: the single-rank task runtime's state (docs/tasks.md).
+//  - One mutex per Executor guards everything below except the atomics: dependency
+//    registration, release, the ready queue and the CPU slots. Spawning a task and
+//    finishing one each take it once (measured against finer locks in docs/tasks.md).
+//  - Tasks come from a pool owned by the Executor and are never freed before it, so a
+//    Ref {task, id} stays readable after the task finished: it is live while
+//    task->live_id still equals id.
+#pragma once
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "interlace/core/blocking.hpp"
+#include "interlace/task/task.hpp"
+
+namespace interlace::task::detail {
+
+struct Task;
+
+struct Ref {
+  Task* task;
+  uint64_t id;
+};
+
+enum class Kind : uint8_t { none, read, write, concurrent, commutative };
+
+// Members of one commutative epoch never run at once: a task takes every group of its
+// commutative accesses before its body runs, or parks on the first busy one.
+struct CommGroup {
+  Task* owner = nullptr;
+  std::vector<Task*> waiters;
+};
+
+// One address range with the same access history among the siblings of one parent.
+struct Fragment {
+  uintptr_t end = 0;
+  Kind kind = Kind::none;
+  std::vector<Ref> members;   // the current epoch
+  std::vector<Ref> previous;  // the epoch before it (joiners depend on these)
+  size_t done_prefix = 0;     // members[0..done_prefix) are known finished
+  std::shared_ptr<CommGroup> group;
+};
+using FragmentMap = std::map<uintptr_t, Fragment>;  // keyed by start address
+
+struct Range {
+  uintptr_t begin, end;
+};
+
+struct Task {
+  std::function<void()> body;
+  Task* parent = nullptr;
+  Task* next = nullptr;                // ready queue / free list
+  uint64_t id = 0;                     // this incarnation (unique per Executor)
+  std::atomic<uint64_t> live_id{0};    // id until the accesses are released
+  std::atomic<int> live{0};            // 1 for the body + one per unfinished child
+  std::atomic<int> signalled{0};       // taskwait_on marker: set once complete
+  uint64_t edge_stamp = 0;             // id of the last task given an edge from this one
+  int pending = 0;                     // unfinished predecessors (+1 while registering)
+  int refs = 0;                        // holders that may still read this task
+  int priority = 0;
+  bool marker = false;                 // taskwait_on: no body, completes when ready
+  bool cancelled = false;              // a predecessor failed: skip the body
+  bool failed = false;                 // body threw, was cancelled, or a child's error is unobserved
+  const char* label = nullptr;
+  std::exception_ptr cause;            // why it was cancelled (for taskwait_on)
+  std::vector<Task*> successors;
+  std::vector<Range> ranges;           // its accesses, to tidy the fragments on release
+  std::vector<std::shared_ptr<CommGroup>> groups;
+  std::vector<std::exception_ptr> errors;  // unobserved failures of its children
+  FragmentMap children;                // the dependency state among its children
+};
+
+struct Fifo {
+  Task* head = nullptr;
+  Task* tail = nullptr;
+  bool empty() const { return !head; }
+  void push(Task* t) {
+    t->next = nullptr;
+    if (tail) tail->next = t; else head = t;
+    tail = t;
+  }
+  Task* pop() {
+    Task* t = head;
+    head = t->next;
+    if (!head) tail = nullptr;
+    return t;
+  }
+  // Unlinks the first task (of up to *budget looked at) whose parent chain reaches
+  // `ancestor`.
+  Task* take_descendant(const Task* ancestor, int* budget);
+};
+
+// Higher priority first, FIFO within a priority; priority 0 needs no map lookup.
+class ReadyQueue {
+ public:
+  void push(Task* t);
+  Task* pop();  // null when empty
+  // The first ready descendant of `ancestor` among the first `limit` queued tasks (in
+  // pop order), unlinked; null if none.
+  Task* take_descendant(const Task* ancestor, int limit);
+  size_t size() const { return size_; }
+
+ private:
+  Fifo normal_;
+  std::map<int, Fifo, std::greater<int>> high_;
+  std::map<int, Fifo, std::greater<int>> low_;
+  size_t size_ = 0;
+};
+
+struct Worker;
+
+// Dependency bookkeeping (deps.cpp); all under Impl::mu.
+// Adds t's edges from its earlier siblings (t->pending counts them) and records its
+// accesses; deps were checked by the caller.
+void register_accesses(Task* t, std::span<const Dep> deps);
+// Marks t's accesses released, hands its successors to ready (those now free),
+// tidies finished fragments and frees its commutative groups (waiters to requeue).
+void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& requeue);
+// Takes every commutative group of t, or parks t on a busy one (false).
+bool try_take_groups(Task* t);
+
+}  // namespace interlace::task::detail
+
+namespace interlace::task {
+
+struct Executor::Impl {
+  explicit Impl(Executor* self, Options opts);
+
+  Executor* self;
+  Options opts;
+  int workers;
+  int max_threads;
+
+  std::mutex mu;
+  std::condition_variable idle_cv;
+  detail::ReadyQueue ready;
+  detail::Task root;  // parent of the top-level tasks
+  int slots_free;     // CPU slots not held by a running worker (negative: oversubscribed)
+  int idle = 0;       // workers asleep on idle_cv
+  int waking = 0;     // of those, already notified
+  bool stop = false;
+  bool warned_cap = false;
+  std::vector<std::thread> threads;
+  std::vector<std::unique_ptr<detail::Worker>> worker_states;
+  uint64_t next_id = 0;
+  Stats stats;
+
+  // Task pool.
+  detail::Task* free_list = nullptr;
+  std::vector<std::unique_ptr<detail::Task[]>> chunks;
+
+  // Scratch lists for finish(), reused so finishing a task does not allocate.
+  std::vector<detail::Task*> newly_ready;
+  std::vector<detail::Task*> requeue;
+
+  // All under mu.
+  detail::Task* alloc_task();
+  void drop_ref(detail::Task* t);
+  detail::Task* spawn_locked(detail::Task* parent, std::span<const Dep> deps,
+                             std::function<void()>&& body, int priority, const char* label,
+                             bool marker);
+  // The body of t ended (ran, threw or was skipped): completes t and, transitively,
+  // parents whose last child it was; queues what became ready and wakes workers.
+  void finish(detail::Task* t);
+  void drop_live(detail::Task* t);
+  void wake_workers();
+  void add_thread();
+  detail::Task* next_task(detail::Worker* w, std::unique_lock<std::mutex>& lk);
+  void run(detail::Task* t, std::unique_lock<std::mutex>& lk);
+  void worker_main(detail::Worker* w);
+  void block(detail::Worker* w);
+  void unblock(detail::Worker* w);
+
+  // Not under mu.
+  void wait_children(detail::Task* t);
+  void shutdown();
+};
+
+namespace detail {
+struct Worker final : blocking::Listener {
+  explicit Worker(Executor::Impl* e) : ex(e) {}
+  void on_block() noexcept override { ex->block(this); }
+  void on_unblock() noexcept override { ex->unblock(this); }
+  Executor::Impl* ex;
+  bool has_slot = false;
+  bool lent = false;  // gave its slot away for the current wait
+};
+
+
+// The calling thread's task and its Executor (null outside task bodies).
+Executor::Impl* current_impl() noexcept;
+Task* current_task() noexcept;
+Worker* current_worker() noexcept;  // null on threads the executors did not start
+// Parent for a spawn on `ex` from the calling thread: its task if it runs one of ex's.
+Task* parent_for(Executor::Impl* ex) noexcept;
+// Raises Error(invalid_argument) naming the first bad Dep.
+void check_deps(std::span<const Dep> deps);
+// Rethrows (and clears) the failures t's children left; several become one message.
+void rethrow_errors(Task* t, std::unique_lock<std::mutex>& lk);
+}  // namespace detail
+
+}  // namespace interlace::task
