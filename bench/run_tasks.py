@@ -62,14 +62,18 @@ def overhead(args, probe_exe, raw):
     if not rows:
         print("\nper-task overhead: every run was busy (see --include-busy)")
         return
-    med = defaultdict(list)
+    med, spawn = defaultdict(list), defaultdict(list)
     for r in rows:
         med[(r["impl"], r["workers"], r["deps"])].append(r["ns_per_task"])
+        if "spawn_ns_per_task" in r and r["impl"] != "serial":
+            spawn[(r["impl"], r["workers"], r["deps"])].append(r["spawn_ns_per_task"])
+    samples = min(len(v) for k, v in med.items() if k[0] != "serial")
     med = {k: statistics.median(v) for k, v in med.items()}
+    spawn = {k: statistics.median(v) for k, v in spawn.items()}
     impls = [i for i in ("interlace", "openmp", "tbb") if any(k[0] == i for k in med)]
     workers = sorted({k[1] for k in med if k[0] != "serial"})
     deps = sorted({k[2] for k in med})
-    print(f"\n### Per-task overhead: ns per task (median of {len(rows) // max(1, len(med))} runs), "
+    print(f"\n### Per-task overhead: ns per task (median of {samples} runs), "
           f"{args.tasks} tasks per run\n")
     head = "| workers | deps | " + " | ".join(impls) + " | " + " | ".join(
         f"interlace / {i}" for i in impls if i != "interlace") + " |"
@@ -83,6 +87,14 @@ def overhead(args, probe_exe, raw):
             ratios = [f"{il / med[(i, w, k)]:.2f}" if il and (i, w, k) in med else "-"
                       for i in impls if i != "interlace"]
             print(f"| {w} | {k} | " + " | ".join(cells) + " | " + " | ".join(ratios) + " |")
+    if spawn:
+        print("\n### Of which the spawning thread's loop (ns per task; TBB: building the graph)\n")
+        print("| workers | deps | " + " | ".join(impls) + " |")
+        print("|---|---|" + "---|" * len(impls))
+        for w in workers:
+            for k in deps:
+                print(f"| {w} | {k} | " + " | ".join(f"{spawn[(i, w, k)]:.0f}" if (i, w, k) in spawn else "-"
+                                                   for i in impls) + " |")
     print("\n### Throughput: million tasks/s with 1 dependency\n")
     print("| workers | " + " | ".join(impls) + " |")
     print("|---|" + "---|" * len(impls))
