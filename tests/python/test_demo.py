@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks", "OMPIF"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -125,3 +125,13 @@ def test_tasks(demo):
         f"distributed task on {N - 1} devices: scatter a {4 * (N - 1)}x3 float64 matrix, broadcast the scale, "
         f"gather rows x 2 and who computed them: {list(range(N - 1))}",
     ]
+
+
+def test_ompif_nbody(demo):
+    lines = demo["OMPIF"]
+    assert lines[0] == "$ interlace-cc examples/nbody/nbody_ompif.c -o nbody_ompif -O2 -lm", lines
+    assert re.fullmatch(r"N-body, 3072 particles, 2 steps, on 4 ranks \(each a device: local tasks, "
+                        r"OMPIF_Allgather of the forces\): equal to a serial run within 1e-3, "
+                        r"checksum \S+", lines[-2]), lines
+    assert lines[-1] == ("the same as one distributed task spawned by a host on 3 devices "
+                         "(broadcast the particles, gather them back): the same checksum"), lines
