@@ -101,7 +101,6 @@ void register_accesses(Task* t, std::span<const Dep> deps) {
     std::shared_ptr<CommGroup> fresh_group;
     auto it = first_overlap(map, a);
     uintptr_t pos = a;
-    FragmentMap::iterator first = map.end();
     while (pos < b) {
       if (it == map.end() || it->first > pos) {
         // A gap: a new fragment up to the next one (or b).
@@ -119,12 +118,11 @@ void register_accesses(Task* t, std::span<const Dep> deps) {
         it->second.end = b;
         map.emplace_hint(std::next(it), b, std::move(tail));
       }
-      if (pos == a) first = it;
       apply(it->second, t, k, fresh_group);
       pos = it->second.end;
       ++it;
     }
-    t->ranges.push_back({first, b, k});
+    t->ranges.push_back({a, b, k});
   }
 }
 
@@ -139,10 +137,8 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
   }
   t->successors.clear();
   FragmentMap& map = t->parent->children;
-  const size_t nr = t->ranges.size();
-  for (size_t i = 0; i < nr; ++i) {
-    const Range& r = t->ranges[i];
-    for (auto it = r.first; it != map.end() && it->first < r.end;) {
+  for (const Range& r : t->ranges) {
+    for (auto it = first_overlap(map, r.begin); it != map.end() && it->first < r.end;) {
       Fragment& f = it->second;
       while (f.done_prefix < f.members.size() && !live(f.members[f.done_prefix])) ++f.done_prefix;
       if (t->failed && !f.poison) {
@@ -150,10 +146,7 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
         f.poison_kind = r.kind;
         t->parent->poisoned = true;
       }
-      bool keep = f.done_prefix < f.members.size() || f.poison;
-      // A later range of t starts here: that one erases it (its iterator must stay).
-      for (size_t j = i + 1; !keep && j < nr; ++j) keep = t->ranges[j].first == it;
-      if (keep) ++it;
+      if (f.done_prefix < f.members.size() || f.poison) ++it;
       else it = map.erase(it);  // nothing in flight touches these bytes any more
     }
   }

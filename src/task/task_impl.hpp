@@ -60,11 +60,7 @@ using FragmentMap = std::map<uintptr_t, Fragment, std::less<uintptr_t>,
                              PoolAlloc<std::pair<const uintptr_t, Fragment>>>;
 
 struct Range {
-  // The fragment starting at `begin`: it exists, and stays, until the task that
-  // registered the range is released (every fragment inside has an unfinished member
-  // that is that task or depends on it).
-  FragmentMap::iterator first;
-  uintptr_t end;
+  uintptr_t begin, end;
   Kind kind;
 };
 
