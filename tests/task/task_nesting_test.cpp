@@ -53,19 +53,19 @@ TEST(TaskNesting, AccessesAreReleasedAfterTheChildren) {
 
 TEST(TaskNesting, ChildrenOrderAmongThemselvesOnly) {
   Executor ex({.workers = 4});
-  std::vector<int> results(8, 0);
+  std::vector<uint32_t> results(8, 0);  // unsigned: the chain wraps on purpose
   for (int p = 0; p < 8; ++p)
     ex.spawn([&, p] {
-      int acc = 0;
-      for (int i = 0; i < 100; ++i)
+      uint32_t acc = 0;
+      for (uint32_t i = 0; i < 100; ++i)
         ex.spawn({inout(&acc)}, [&acc, i] { acc = acc * 3 + i; });
       ex.taskwait();
       results[p] = acc;
     });
   ex.taskwait();
-  int expect = 0;
-  for (int i = 0; i < 100; ++i) expect = expect * 3 + i;
-  for (int r : results) EXPECT_EQ(r, expect);
+  uint32_t expect = 0;
+  for (uint32_t i = 0; i < 100; ++i) expect = expect * 3 + i;
+  for (uint32_t r : results) EXPECT_EQ(r, expect);
 }
 
 TEST(TaskNesting, DeepNesting) {
