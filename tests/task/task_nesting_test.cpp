@@ -1,8 +1,8 @@
 // Nested tasks, taskwait scope, taskwait_on, exceptions, priorities, worker counts.
-#include <cstdint>
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -54,18 +54,18 @@ TEST(TaskNesting, AccessesAreReleasedAfterTheChildren) {
 
 TEST(TaskNesting, ChildrenOrderAmongThemselvesOnly) {
   Executor ex({.workers = 4});
-  std::vector<uint32_t> results(8, 0);  // unsigned: the chain wraps
+  std::vector<uint32_t> results(8, 0);  // unsigned: the chain wraps on purpose
   for (int p = 0; p < 8; ++p)
     ex.spawn([&, p] {
       uint32_t acc = 0;
-      for (int i = 0; i < 100; ++i)
-        ex.spawn({inout(&acc)}, [&acc, i] { acc = acc * 3u + uint32_t(i); });
+      for (uint32_t i = 0; i < 100; ++i)
+        ex.spawn({inout(&acc)}, [&acc, i] { acc = acc * 3 + i; });
       ex.taskwait();
       results[p] = acc;
     });
   ex.taskwait();
   uint32_t expect = 0;
-  for (int i = 0; i < 100; ++i) expect = expect * 3u + uint32_t(i);
+  for (uint32_t i = 0; i < 100; ++i) expect = expect * 3 + i;
   for (uint32_t r : results) EXPECT_EQ(r, expect);
 }
 
