@@ -22,6 +22,11 @@ namespace interlace::task {
 
 using detail::Task;
 
+namespace {
+// Tries for the lock before a worker leaves its finished task to the holder.
+constexpr int kCompleteSpin = 64;
+}  // namespace
+
 namespace detail {
 
 void ExecMutex::unlock() noexcept {
@@ -65,15 +70,25 @@ Task* Executor::Impl::pop_ready() {
   return ready.pop();
 }
 
-void Executor::Impl::complete(Task* t, Task** successor) {
+void Executor::Impl::complete(Task* t, Task** successor, bool next) {
   Task* head = done.load(std::memory_order_relaxed);
   do {
     t->next = head;
   } while (!done.compare_exchange_weak(head, t, std::memory_order_seq_cst,
                                        std::memory_order_relaxed));
-  if (!mu.try_lock()) return;
-  drain_done(successor);
-  mu.unlock();
+  // Wait a little for the lock (a spawner holds it for a few hundred nanoseconds), so
+  // that the spawning thread, often the bottleneck, is not left all the completions.
+  for (int i = 0; i < kCompleteSpin; ++i) {
+    if (mu.try_lock()) {
+      if (next) ++spinning;  // counts as a worker about to take a queued task
+      drain_done(successor);
+      if (next) --spinning;
+      mu.unlock();
+      return;
+    }
+    if (!done.load(std::memory_order_relaxed)) return;  // the holder took it already
+    detail::cpu_relax();
+  }
 }
 
 void Executor::Impl::drain_done(Task** successor) {

@@ -216,7 +216,7 @@ void Executor::Impl::worker_main(detail::Worker* w) {
     }
     if (!t) t = next_task(w);
     if (!t) break;
-    run(t, keep);
+    run(t, keep, true);
   }
   blocking::set_thread_listener(nullptr);
 }
@@ -291,7 +291,7 @@ void Executor::Impl::poll_ready(std::chrono::steady_clock::time_point until) {
 }
 
 // Not under mu.
-void Executor::Impl::run(Task* t, Task** successor) {
+void Executor::Impl::run(Task* t, Task** successor, bool next) {
   if (!t->cancelled && !t->groups.empty()) {
     std::lock_guard<detail::ExecMutex> g(mu);
     if (!detail::try_take_groups(t)) return;  // parked
@@ -310,7 +310,7 @@ void Executor::Impl::run(Task* t, Task** successor) {
     detail::t_impl = saved_impl;
     detail::t_task = saved_task;
   }  // the captures die here, outside the lock
-  complete(t, successor);
+  complete(t, successor, next);
 }
 
 void Executor::Impl::block(detail::Worker* w) {

@@ -258,7 +258,9 @@ struct Executor::Impl {
   // Completes what is on `done` (under mu).
   void drain_done(detail::Task** successor = nullptr);
   // Not under mu: the body of t ended; completes it now or leaves it to mu's holder.
-  void complete(detail::Task* t, detail::Task** successor);
+  // `next`: the caller is a worker that looks at the queue right after, so a task this
+  // makes ready needs no other worker woken for it.
+  void complete(detail::Task* t, detail::Task** successor, bool next);
   void push_ready_locked(detail::Task* t);  // under mu
   detail::Task* pop_ready();                // not under mu
   void drop_live(detail::Task* t);
@@ -270,7 +272,7 @@ struct Executor::Impl {
   void poll_ready(std::chrono::steady_clock::time_point until);
   // How long an idle worker polls the queue before it sleeps.
   static constexpr std::chrono::microseconds kIdlePoll{50};
-  void run(detail::Task* t, detail::Task** successor = nullptr);
+  void run(detail::Task* t, detail::Task** successor = nullptr, bool next = false);
   void worker_main(detail::Worker* w);
   void block(detail::Worker* w);
   void unblock(detail::Worker* w);
