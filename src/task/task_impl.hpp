@@ -207,13 +207,15 @@ struct Executor::Impl {
   int max_threads;
   detail::Policy policy;
 
-  detail::ExecMutex mu{this};
-  detail::SpinLock qmu;           // the ready queue (pushes also hold mu)
-  std::atomic<detail::Task*> done{nullptr};  // bodies ended, completion pending
-  std::atomic<uint32_t> idle_seq{0};         // bumped to wake idle workers
+  // Separate cache lines for what different threads write at once: the lock, the
+  // queue (polled by idle workers), the completion list.
+  alignas(64) detail::ExecMutex mu{this};
+  alignas(64) detail::SpinLock qmu;  // the ready queue (pushes also hold mu)
+  alignas(64) std::atomic<detail::Task*> done{nullptr};  // bodies ended, completion pending
+  std::atomic<uint32_t> idle_seq{0};                     // bumped to wake idle workers
   detail::NodePool node_pool;  // before everything holding a FragmentMap
-  detail::ReadyQueue ready;
-  detail::Task root;  // parent of the top-level tasks
+  alignas(64) detail::ReadyQueue ready;
+  alignas(64) detail::Task root;  // parent of the top-level tasks
   // CPU slots not held by a running worker (negative: oversubscribed). Changed under
   // mu; atomic so that a worker may check it between tasks without mu.
   std::atomic<int> slots_free;
