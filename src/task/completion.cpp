@@ -79,7 +79,8 @@ void Executor::Impl::complete(Task* t, Task** successor, bool next) {
   // Wait a little for the lock (a spawner holds it for a few hundred nanoseconds), so
   // that the spawning thread, often the bottleneck, is not left all the completions.
   for (int i = 0; i < kCompleteSpin; ++i) {
-    if (mu.try_lock()) {
+    // Read before trying: a failed try still takes the line from the holder.
+    if (!mu.is_locked() && mu.try_lock()) {
       if (next) ++spinning;  // counts as a worker about to take a queued task
       drain_done(successor);
       if (next) --spinning;
@@ -88,6 +89,11 @@ void Executor::Impl::complete(Task* t, Task** successor, bool next) {
     }
     if (!done.load(std::memory_order_relaxed)) return;  // the holder took it already
     detail::cpu_relax();
+  }
+  // The hand-off needs a try that failed (sequentially consistent), not only a look.
+  if (mu.try_lock()) {
+    drain_done(successor);
+    mu.unlock();
   }
 }
 

@@ -40,6 +40,8 @@ class SpinLock {
     return state_.compare_exchange_strong(expected, 1, std::memory_order_seq_cst,
                                           std::memory_order_seq_cst);
   }
+  // A hint, for waiting without writing the lock's cache line.
+  bool is_locked() const noexcept { return state_.load(std::memory_order_relaxed) != 0; }
   void unlock() noexcept {
     // 2: someone may sleep on the lock; only then is the (system) call needed.
     if (state_.exchange(0, std::memory_order_seq_cst) == 2) state_.notify_one();

@@ -182,6 +182,7 @@ class ExecMutex {
   explicit ExecMutex(Executor::Impl* ex) : ex_(ex) {}
   void lock() noexcept { raw_.lock(); }
   bool try_lock() noexcept { return raw_.try_lock(); }
+  bool is_locked() const noexcept { return raw_.is_locked(); }
   void unlock() noexcept;
 
  private:
