@@ -4,14 +4,21 @@
 //    kind joins it and depends only on the epoch before; any other access starts a new
 //    epoch that depends on every member of the current one.
 //  - Fragments are split at each new access's bounds, so a partial overlap orders
-//    exactly the bytes in common, and dropped once every member finished, so the map
-//    stays as small as the set of regions in flight.
+//    exactly the bytes in common. A fragment whose members all finished stays (an
+//    idle one: its next access finds it by address in one probe of the exact-address
+//    index and needs no insertion) while the map holds at most kKeepIdle fragments;
+//    beyond that it is dropped when its last member finishes, so the map is bounded
+//    by kKeepIdle plus the regions in flight. An idle fragment orders nothing: every
+//    Ref in it is dead.
 #include <algorithm>
 
 #include "task/task_impl.hpp"
 
 namespace interlace::task::detail {
 namespace {
+
+// Idle fragments kept per parent (about 150 bytes each, plus the index's 32).
+constexpr size_t kKeepIdle = 8192;
 
 bool live(const Ref& r) { return r.task->live_id.load(std::memory_order_relaxed) == r.id; }
 
@@ -45,7 +52,7 @@ void add_group(Task* t, const std::shared_ptr<CommGroup>& g) {
 
 // One access of t on one fragment (which lies inside the access).
 void apply(Fragment& f, Task* t, Kind k, std::shared_ptr<CommGroup>& fresh_group) {
-  if (!f.members.empty() && f.members.back().task == t) {
+  if (!f.members.empty() && f.members.back().task == t && f.members.back().id == t->id) {
     // A second access of t to these bytes: equal kinds add nothing; different ones
     // (in + concurrent, ...) combine into exclusive access, as in + out is inout.
     if (k == f.kind) return;
@@ -56,6 +63,14 @@ void apply(Fragment& f, Task* t, Kind k, std::shared_ptr<CommGroup>& fresh_group
     t->cause = f.poison;
   }
   const bool joins = k != Kind::write && f.kind == k;
+  if (f.done_prefix > 0 && f.done_prefix * 2 >= f.members.size()) {
+    // Mostly finished members (an idle fragment, or a long run of readers): drop them
+    // so the list does not grow with every access. When every member finished, so
+    // did the epoch before (each member depended on it).
+    if (f.done_prefix == f.members.size()) f.previous.clear();
+    f.members.drop_front(f.done_prefix);
+    f.done_prefix = 0;
+  }
   if (joins) {
     edges_from(f.previous, 0, t);
     f.members.push_back({t, t->id});
@@ -81,7 +96,8 @@ void apply(Fragment& f, Task* t, Kind k, std::shared_ptr<CommGroup>& fresh_group
 }
 
 // First fragment whose end is above `a` (it may start below a).
-FragmentMap::iterator first_overlap(FragmentMap& map, uintptr_t a) {
+FragmentMap::iterator first_overlap(FragmentMap& map, FragmentIndex& index, uintptr_t a) {
+  if (FragmentMap::iterator* hit = index.find(a)) return *hit;  // starts at a
   auto it = map.upper_bound(a);
   if (it != map.begin()) {
     auto prev = std::prev(it);
@@ -94,33 +110,37 @@ FragmentMap::iterator first_overlap(FragmentMap& map, uintptr_t a) {
 
 void register_accesses(Task* t, std::span<const Dep> deps) {
   FragmentMap& map = t->parent->children;
+  FragmentIndex& index = t->parent->child_index;
   for (const Dep& d : deps) {
     if (d.bytes == 0) continue;
     const uintptr_t a = reinterpret_cast<uintptr_t>(d.addr), b = a + d.bytes;
     const Kind k = kind_of(d.access);
     std::shared_ptr<CommGroup> fresh_group;
-    auto it = first_overlap(map, a);
+    auto it = first_overlap(map, index, a);
     uintptr_t pos = a;
     while (pos < b) {
       if (it == map.end() || it->first > pos) {
         // A gap: a new fragment up to the next one (or b).
         const uintptr_t end = (it == map.end()) ? b : std::min(b, it->first);
-        it = map.emplace_hint(it, pos, Fragment{});
+        it = map.emplace_hint(it, std::piecewise_construct, std::forward_as_tuple(pos),
+                              std::forward_as_tuple());
         it->second.end = end;
+        index.insert(pos, it);
       } else if (it->first < pos) {
         // Starts below the access: split at pos.
         Fragment tail = it->second;
         it->second.end = pos;
         it = map.emplace_hint(std::next(it), pos, std::move(tail));
+        index.insert(pos, it);
       }
       if (it->second.end > b) {
         Fragment tail = it->second;
         it->second.end = b;
-        map.emplace_hint(std::next(it), b, std::move(tail));
+        index.insert(b, map.emplace_hint(std::next(it), b, std::move(tail)));
       }
       apply(it->second, t, k, fresh_group);
       pos = it->second.end;
-      ++it;
+      if (pos < b) ++it;
     }
     t->ranges.push_back({a, b, k});
   }
@@ -137,8 +157,9 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
   }
   t->successors.clear();
   FragmentMap& map = t->parent->children;
+  FragmentIndex& index = t->parent->child_index;
   for (const Range& r : t->ranges) {
-    for (auto it = first_overlap(map, r.begin); it != map.end() && it->first < r.end;) {
+    for (auto it = first_overlap(map, index, r.begin); it != map.end() && it->first < r.end;) {
       Fragment& f = it->second;
       while (f.done_prefix < f.members.size() && !live(f.members[f.done_prefix])) ++f.done_prefix;
       if (t->failed && !f.poison) {
@@ -146,8 +167,12 @@ void release_accesses(Task* t, std::vector<Task*>& ready, std::vector<Task*>& re
         f.poison_kind = r.kind;
         t->parent->poisoned = true;
       }
-      if (f.done_prefix < f.members.size() || f.poison) ++it;
-      else it = map.erase(it);  // nothing in flight touches these bytes any more
+      if (f.done_prefix < f.members.size() || f.poison || map.size() <= kKeepIdle) {
+        ++it;
+      } else {  // nothing in flight touches these bytes any more
+        index.erase(it->first);
+        it = map.erase(it);
+      }
     }
   }
   t->ranges.clear();
@@ -167,8 +192,12 @@ void clear_poison(Task* t) {
     if (!f.poison) { ++it; continue; }
     f.poison = nullptr;
     while (f.done_prefix < f.members.size() && !live(f.members[f.done_prefix])) ++f.done_prefix;
-    if (f.done_prefix == f.members.size()) it = t->children.erase(it);
-    else ++it;
+    if (f.done_prefix == f.members.size()) {
+      t->child_index.erase(it->first);
+      it = t->children.erase(it);
+    } else {
+      ++it;
+    }
   }
 }
 

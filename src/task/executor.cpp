@@ -55,6 +55,9 @@ Dep make_dep(const void* addr, long long bytes, Access access) {
 void detail::check_deps(std::span<const Dep> deps) {
   for (size_t i = 0; i < deps.size(); ++i) {
     const Dep& d = deps[i];
+    const uintptr_t a = reinterpret_cast<uintptr_t>(d.addr);
+    // The message is built only for a bad Dep: this runs on every spawn.
+    if (valid_access(d.access) && (d.addr || !d.bytes) && d.bytes <= UINTPTR_MAX - a) continue;
     const std::string which = "task dependency " + std::to_string(i);
     if (!valid_access(d.access))
       throw_error(Errc::invalid_argument,
@@ -63,15 +66,13 @@ void detail::check_deps(std::span<const Dep> deps) {
     if (!d.addr && d.bytes)
       throw_error(Errc::invalid_argument, which + ": null address with length " +
                                               std::to_string(d.bytes));
-    const uintptr_t a = reinterpret_cast<uintptr_t>(d.addr);
-    if (d.bytes > UINTPTR_MAX - a)
-      throw_error(Errc::invalid_argument,
-                  which + " on " + addr_text(d.addr) + ": length " + std::to_string(d.bytes) +
-                      " runs past the end of the address space (a negative length?)");
+    throw_error(Errc::invalid_argument,
+                which + " on " + addr_text(d.addr) + ": length " + std::to_string(d.bytes) +
+                    " runs past the end of the address space (a negative length?)");
   }
 }
 
-void detail::rethrow_errors(Task* t, std::unique_lock<std::mutex>& lk) {
+void detail::rethrow_errors(Task* t, std::unique_lock<detail::ExecMutex>& lk) {
   if (t->poisoned) {
     clear_poison(t);
     t->poisoned = false;
@@ -118,7 +119,7 @@ Executor::Impl::Impl(Executor* s, Options o) : self(s), opts(o) {
   root.refs = 1;
   root.children = detail::FragmentMap(detail::FragmentMap::allocator_type(&node_pool));
   if (opts.runtime) opts.runtime->context().start_progress_thread();
-  std::lock_guard<std::mutex> g(mu);
+  std::lock_guard<detail::ExecMutex> g(mu);
   for (int i = 0; i < workers; ++i) add_thread();
 }
 
@@ -139,7 +140,7 @@ void Executor::spawn(std::span<const Dep> deps, std::function<void()> body, Spaw
   if (!body) throw_error(Errc::invalid_argument, "task spawn: empty body");
   detail::check_deps(deps);
   Task* parent = detail::parent_for(impl_.get());
-  std::unique_lock<std::mutex> lk(impl_->mu);
+  std::unique_lock<detail::ExecMutex> lk(impl_->mu);
   impl_->spawn_locked(parent, deps, std::move(body), opts.priority, opts.label, false);
   impl_->throttle(lk);
 }
@@ -149,22 +150,24 @@ void Executor::Impl::wait_children(Task* t) {
   const bool can_help = w && w->ex == this && t != &root;
   for (;;) {
     if (t->live.load(std::memory_order_acquire) <= 1) break;
-    if (can_help) {
+    if (can_help && w->has_slot && slots_free.load(std::memory_order_relaxed) >= 0) {
       // Run t's own ready descendants on this thread first (tied to t, so nothing
       // unrelated delays t's resumption): fewer threads block, none is created.
-      std::unique_lock<std::mutex> lk(mu);
-      if (w->has_slot && slots_free >= 0) {
-        if (Task* c = ready.take_descendant(t, kHelpScan)) {
-          run(c, lk);
-          continue;
-        }
+      Task* c;
+      {
+        std::lock_guard<detail::SpinLock> q(qmu);
+        c = ready.take_descendant(t, kHelpScan);
+      }
+      if (c) {
+        run(c);
+        continue;
       }
     }
     blocking::Scope lend;  // a worker waiting here lends its core
     int v = t->live.load(std::memory_order_acquire);
     if (v > 1) t->live.wait(v, std::memory_order_acquire);
   }
-  std::unique_lock<std::mutex> lk(mu);
+  std::unique_lock<detail::ExecMutex> lk(mu);
   detail::rethrow_errors(t, lk);
 }
 
@@ -180,7 +183,7 @@ void Executor::taskwait_on(std::span<const Dep> deps) {
   Task* parent = detail::parent_for(impl_.get());
   Task* m;
   {
-    std::lock_guard<std::mutex> g(impl_->mu);
+    std::lock_guard<detail::ExecMutex> g(impl_->mu);
     m = impl_->spawn_locked(parent, as_marker, nullptr, 0, nullptr, true);
   }
   if (!m->signalled.load(std::memory_order_acquire)) {
@@ -189,7 +192,7 @@ void Executor::taskwait_on(std::span<const Dep> deps) {
   }
   std::exception_ptr cause;
   {
-    std::lock_guard<std::mutex> g(impl_->mu);
+    std::lock_guard<detail::ExecMutex> g(impl_->mu);
     if (m->cancelled) {
       cause = m->cause;
       // This wait reports the failure; the parent's taskwait need not again.
@@ -205,7 +208,7 @@ void Executor::taskwait_on(std::span<const Dep> deps) {
 int Executor::workers() const noexcept { return impl_->workers; }
 
 Stats Executor::stats() const {
-  std::lock_guard<std::mutex> g(impl_->mu);
+  std::lock_guard<detail::ExecMutex> g(impl_->mu);
   Stats s = impl_->stats;
   s.threads = static_cast<int>(impl_->worker_states.size());
   return s;

@@ -15,15 +15,15 @@ uint64_t throttle_per_worker() noexcept { return g_throttle.load(); }
 Policy policy() noexcept { return g_policy.load(); }
 
 void ReadyQueue::push(Task* t) {
-  ++size_;
+  add_size(1);
   Fifo& f = t->priority == 0 ? normal_ : t->priority > 0 ? high_[t->priority] : low_[t->priority];
   if (lifo) f.push_front(t);
   else f.push(t);
 }
 
 Task* ReadyQueue::pop() {
-  if (size_ == 0) return nullptr;
-  --size_;
+  if (size() == 0) return nullptr;
+  add_size(-1);
   if (!high_.empty()) {
     auto it = high_.begin();
     Task* t = it->second.pop();
@@ -67,7 +67,7 @@ Task* ReadyQueue::take_descendant(const Task* ancestor, int limit) {
     if ((t = it->second.take_descendant(ancestor, &limit)) && it->second.empty()) low_.erase(it);
     if (t) break;
   }
-  if (t) --size_;
+  if (t) add_size(-1);
   return t;
 }
 

@@ -4,7 +4,8 @@
 //    new one, up to max_threads) takes it, so blocked tasks cannot starve the pool.
 //    When the wait ends the thread takes its slot back even if that oversubscribes;
 //    the next worker to finish a task then sleeps until the count is right again.
-//  - Idle threads sleep on a condition variable; nothing spins.
+//  - A worker that finds the queue empty polls it for kIdlePoll (holding its slot),
+//    then sleeps on a futex (idle_seq).
 #include <algorithm>
 
 #include "interlace/core/log.hpp"
@@ -53,6 +54,7 @@ void Executor::Impl::drop_ref(Task* t) {
   t->cancelled = t->failed = t->marker = t->poisoned = false;
   t->cause = nullptr;
   t->errors.clear();
+  t->child_index.clear();
   t->children.clear();
   t->signalled.store(0, std::memory_order_relaxed);
   t->next = free_list;
@@ -84,7 +86,7 @@ Task* Executor::Impl::spawn_locked(Task* parent, std::span<const Dep> deps,
   for (size_t i = 0; i < newly_ready.size(); ++i) {
     Task* r = newly_ready[i];
     if (r->marker) drop_live(r);
-    else ready.push(r);
+    else push_ready_locked(r);
   }
   newly_ready.clear();
   wake_workers();
@@ -92,15 +94,27 @@ Task* Executor::Impl::spawn_locked(Task* parent, std::span<const Dep> deps,
 }
 
 void Executor::Impl::finish(Task* t, Task** successor) {
+  if (t->cancelled) {
+    ++stats.cancelled;
+    t->failed = true;
+  } else {
+    ++stats.executed;
+    if (t->thrown) {
+      t->failed = true;
+      t->cause = t->thrown;
+      t->parent->errors.push_back(std::move(t->thrown));
+      t->thrown = nullptr;
+    }
+  }
   drop_live(t);
   for (size_t i = 0; i < newly_ready.size(); ++i) {
     Task* r = newly_ready[i];
     if (r->marker) drop_live(r);  // may append more
     else if (successor && !*successor) *successor = r;
-    else ready.push(r);
+    else push_ready_locked(r);
   }
   newly_ready.clear();
-  for (Task* r : requeue) ready.push(r);
+  for (Task* r : requeue) push_ready_locked(r);
   requeue.clear();
   wake_workers();
 }
@@ -126,7 +140,10 @@ void Executor::Impl::drop_live(Task* t) {
       t->signalled.notify_all();
     } else if (--in_flight <= throttle_low) {
       throttle_off = false;
-      if (throttled) throttle_cv.notify_all();
+      if (throttled) {
+        throttle_seq.fetch_add(1, std::memory_order_release);
+        detail::futex_wake(throttle_seq, INT32_MAX);
+      }
     }
     drop_ref(t);
     t = parent;
@@ -134,11 +151,13 @@ void Executor::Impl::drop_live(Task* t) {
 }
 
 void Executor::Impl::wake_workers() {
-  long want = std::min<long>(static_cast<long>(ready.size()), slots_free) - waking;
+  // Polling workers hold a slot and take the first queued tasks themselves.
+  long want = std::min<long>(static_cast<long>(ready.size()) - spinning, slots_free) - waking;
   for (; want > 0; --want) {
     if (idle - waking > 0) {
       ++waking;
-      idle_cv.notify_one();
+      idle_seq.fetch_add(1, std::memory_order_release);
+      detail::futex_wake(idle_seq, 1);
     } else if (static_cast<int>(threads.size()) < max_threads) {
       add_thread();
     } else {
@@ -172,34 +191,67 @@ void Executor::Impl::add_thread() {
 void Executor::Impl::worker_main(detail::Worker* w) {
   blocking::set_thread_listener(w);
   detail::t_worker = w;
-  std::unique_lock<std::mutex> lk(mu);
-  --idle;
-  --waking;
+  {
+    std::lock_guard<detail::ExecMutex> g(mu);
+    --idle;
+    --waking;
+  }
   Task* successor = nullptr;
   Task** keep = policy == detail::Policy::fifo_successor ? &successor : nullptr;
   for (;;) {
     Task* t = successor;
     successor = nullptr;
-    if (t && (slots_free < 0 || (ready.size() && ready.top_priority() > t->priority))) {
-      ready.push(t);  // oversubscribed, or something more urgent is queued
-      t = nullptr;
+    if (t) {
+      bool requeue = slots_free.load(std::memory_order_relaxed) < 0;
+      if (!requeue) {
+        std::lock_guard<detail::SpinLock> q(qmu);
+        requeue = ready.size() && ready.top_priority() > t->priority;
+      }
+      if (requeue) {  // oversubscribed, or something more urgent is queued
+        std::lock_guard<detail::ExecMutex> g(mu);
+        push_ready_locked(t);
+        wake_workers();
+        t = nullptr;
+      }
     }
-    if (!t) t = next_task(w, lk);
+    if (!t) t = next_task(w);
     if (!t) break;
-    run(t, lk, keep);
+    run(t, keep, true);
   }
   blocking::set_thread_listener(nullptr);
 }
 
-Task* Executor::Impl::next_task(detail::Worker* w, std::unique_lock<std::mutex>& lk) {
+Task* Executor::Impl::next_task(detail::Worker* w) {
+  using Clock = std::chrono::steady_clock;
+  Clock::time_point give_up{};
+  std::unique_lock<detail::ExecMutex> lk(mu, std::defer_lock);
   for (;;) {
+    if (w->has_slot && slots_free.load(std::memory_order_relaxed) >= 0)
+      if (Task* t = pop_ready()) return t;
+    lk.lock();
     if (w->has_slot) {
       if (slots_free < 0) {  // oversubscribed after a wait ended: step aside
         ++slots_free;
         w->has_slot = false;
+        lk.unlock();
         continue;
       }
-      if (Task* t = ready.pop()) return t;
+      if (Task* t = pop_ready()) return t;
+      // Poll a little before sleeping: a spawner slightly slower than the workers then
+      // hands tasks over without a futex wake per spawn (docs/tasks.md, "Overhead").
+      if (!stop) {
+        const auto now = Clock::now();
+        if (give_up == Clock::time_point{}) give_up = now + kIdlePoll;
+        if (now < give_up) {
+          ++spinning;
+          lk.unlock();
+          poll_ready(give_up);
+          lk.lock();
+          --spinning;
+          lk.unlock();
+          continue;
+        }
+      }
       ++slots_free;
       w->has_slot = false;
     }
@@ -207,22 +259,45 @@ Task* Executor::Impl::next_task(detail::Worker* w, std::unique_lock<std::mutex>&
     if (slots_free > 0 && ready.size() > 0) {
       --slots_free;
       w->has_slot = true;
+      give_up = {};
+      lk.unlock();
       continue;
     }
     ++idle;
-    idle_cv.wait(lk);
+    const uint32_t seen = idle_seq.load(std::memory_order_acquire);
+    lk.unlock();
+    detail::futex_wait(idle_seq, seen);
+    lk.lock();
     --idle;
     if (waking > 0) --waking;
+    lk.unlock();
   }
 }
 
-void Executor::Impl::run(Task* t, std::unique_lock<std::mutex>& lk, Task** successor) {
-  if (!t->cancelled && !t->groups.empty() && !detail::try_take_groups(t)) return;  // parked
-  std::function<void()> body = std::move(t->body);
-  const bool skip = t->cancelled;
-  lk.unlock();
-  std::exception_ptr err;
-  if (!skip) {
+// Unlocked polling of the queue's size until something is queued or `until`. The
+// caller counts itself in `spinning` meanwhile, so that wake_workers() leaves that
+// many queued tasks to it.
+void Executor::Impl::poll_ready(std::chrono::steady_clock::time_point until) {
+  for (unsigned i = 1;; ++i) {
+    if (ready.maybe_nonempty()) return;
+    detail::cpu_relax();
+    if (i % 64 == 0) {
+      if (std::chrono::steady_clock::now() >= until) return;
+      // Past the first microseconds, let a thread sharing this core (the spawner, on
+      // a machine with fewer cores than threads) have it.
+      if (i >= 1024) std::this_thread::yield();
+    }
+  }
+}
+
+// Not under mu.
+void Executor::Impl::run(Task* t, Task** successor, bool next) {
+  if (!t->cancelled && !t->groups.empty()) {
+    std::lock_guard<detail::ExecMutex> g(mu);
+    if (!detail::try_take_groups(t)) return;  // parked
+  }
+  if (!t->cancelled) {
+    std::function<void()> body = std::move(t->body);
     Executor::Impl* saved_impl = detail::t_impl;
     Task* saved_task = detail::t_task;
     detail::t_impl = this;
@@ -230,29 +305,16 @@ void Executor::Impl::run(Task* t, std::unique_lock<std::mutex>& lk, Task** succe
     try {
       body();
     } catch (...) {
-      err = std::current_exception();
+      t->thrown = std::current_exception();
     }
     detail::t_impl = saved_impl;
     detail::t_task = saved_task;
-  }
-  body = nullptr;  // the captures die outside the lock
-  lk.lock();
-  if (skip) {
-    ++stats.cancelled;
-    t->failed = true;
-  } else {
-    ++stats.executed;
-    if (err) {
-      t->failed = true;
-      t->cause = err;
-      t->parent->errors.push_back(err);
-    }
-  }
-  finish(t, successor);
+  }  // the captures die here, outside the lock
+  complete(t, successor, next);
 }
 
 void Executor::Impl::block(detail::Worker* w) {
-  std::lock_guard<std::mutex> g(mu);
+  std::lock_guard<detail::ExecMutex> g(mu);
   if (!w->has_slot) return;
   w->has_slot = false;
   w->lent = true;
@@ -262,14 +324,14 @@ void Executor::Impl::block(detail::Worker* w) {
 }
 
 void Executor::Impl::unblock(detail::Worker* w) {
-  std::lock_guard<std::mutex> g(mu);
+  std::lock_guard<detail::ExecMutex> g(mu);
   if (!w->lent) return;
   w->lent = false;
   w->has_slot = true;
   --slots_free;
 }
 
-void Executor::Impl::throttle(std::unique_lock<std::mutex>& lk) {
+void Executor::Impl::throttle(std::unique_lock<detail::ExecMutex>& lk) {
   // Only threads that are not workers wait here: a worker waiting for tasks to finish
   // could be the one that has to run them.
   if (in_flight <= throttle_high || throttle_off) return;
@@ -278,11 +340,13 @@ void Executor::Impl::throttle(std::unique_lock<std::mutex>& lk) {
   ++throttled;
   while (in_flight > throttle_low && !throttle_off) {
     const uint64_t before = in_flight;
+    const uint32_t seen = throttle_seq.load(std::memory_order_acquire);
+    lk.unlock();
     // No task finished for a while: something the spawner has yet to do may be what
     // the tasks wait for. Stop throttling until the count comes down on its own.
-    if (throttle_cv.wait_for(lk, std::chrono::milliseconds(50)) == std::cv_status::timeout &&
-        in_flight >= before)
-      throttle_off = true;
+    const bool woken = detail::futex_wait(throttle_seq, seen, std::chrono::milliseconds(50));
+    lk.lock();
+    if (!woken && in_flight >= before) throttle_off = true;
   }
   --throttled;
 }
@@ -290,11 +354,12 @@ void Executor::Impl::throttle(std::unique_lock<std::mutex>& lk) {
 void Executor::Impl::shutdown() {
   std::vector<std::thread> all;
   {
-    std::lock_guard<std::mutex> g(mu);
+    std::lock_guard<detail::ExecMutex> g(mu);
     stop = true;
     all.swap(threads);
+    idle_seq.fetch_add(1, std::memory_order_release);
   }
-  idle_cv.notify_all();
+  detail::futex_wake(idle_seq, INT32_MAX);
   for (auto& th : all) th.join();
 }
 

@@ -37,6 +37,10 @@ class SmallVec {
   const T& operator[](size_t i) const { return data()[i]; }
   T& back() { return data()[size_ - 1]; }
   void clear() { size_ = 0; }
+  void drop_front(uint32_t n) {  // n <= size()
+    std::memmove(data(), data() + n, sizeof(T) * (size_ - n));
+    size_ -= n;
+  }
   void push_back(const T& v) {
     if (size_ == cap_) grow(cap_ * 2);
     data()[size_++] = v;

@@ -1,13 +1,18 @@
 // Internal: the single-rank task runtime's state (docs/tasks.md).
-//  - One mutex per Executor guards everything below except the atomics: dependency
-//    registration, release, the ready queue and the CPU slots. Spawning a task and
-//    finishing one each take it once (measured against finer locks in docs/tasks.md).
+//  - One lock per Executor (mu) guards everything below except the atomics and the
+//    ready queue: dependency registration, release, the task pool and the CPU slots.
+//    The ready queue has its own short lock (qmu); pushes hold both, pops only qmu.
+//  - Completion is delegated: a worker whose task ended pushes it on `done` (lock-free)
+//    and completes it itself only if mu is free; otherwise the holder completes it
+//    when it unlocks (ExecMutex::unlock). So a spawner and the workers do not hand mu
+//    back and forth once per task, and the dependency map stays in one core's cache
+//    (docs/tasks.md, "Overhead").
 //  - Tasks come from a pool owned by the Executor and are never freed before it, so a
 //    Ref {task, id} stays readable after the task finished: it is live while
 //    task->live_id still equals id.
 #pragma once
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -20,7 +25,9 @@
 
 #include "interlace/core/blocking.hpp"
 #include "interlace/task/task.hpp"
+#include "task/addr_index.hpp"
 #include "task/small.hpp"
+#include "task/spin_lock.hpp"
 
 namespace interlace::task::detail {
 
@@ -58,6 +65,8 @@ struct Fragment {
 // Keyed by start address; nodes come from the Executor's NodePool.
 using FragmentMap = std::map<uintptr_t, Fragment, std::less<uintptr_t>,
                              PoolAlloc<std::pair<const uintptr_t, Fragment>>>;
+// Each fragment's start address to its node (addr_index.hpp).
+using FragmentIndex = AddrIndex<FragmentMap::iterator>;
 
 struct Range {
   uintptr_t begin, end;
@@ -67,7 +76,7 @@ struct Range {
 struct Task {
   std::function<void()> body;
   Task* parent = nullptr;
-  Task* next = nullptr;                // ready queue / free list
+  Task* next = nullptr;                // ready queue / done stack / free list
   uint64_t id = 0;                     // this incarnation (unique per Executor)
   std::atomic<uint64_t> live_id{0};    // id until the accesses are released
   std::atomic<int> live{0};            // 1 for the body + one per unfinished child
@@ -82,11 +91,13 @@ struct Task {
   bool failed = false;                 // body threw, was cancelled, or a child's error is unobserved
   const char* label = nullptr;
   std::exception_ptr cause;            // why it was cancelled (for taskwait_on)
+  std::exception_ptr thrown;           // what the body threw (until completed)
   std::vector<Task*> successors;
   std::vector<Range> ranges;           // its accesses, to tidy the fragments on release
   std::vector<std::shared_ptr<CommGroup>> groups;
   std::vector<std::exception_ptr> errors;  // unobserved failures of its children
   FragmentMap children;                // the dependency state among its children
+  FragmentIndex child_index;           // over `children`
 };
 
 struct Fifo {
@@ -135,7 +146,9 @@ class ReadyQueue {
   // The first ready descendant of `ancestor` among the first `limit` queued tasks (in
   // pop order), unlinked; null if none.
   Task* take_descendant(const Task* ancestor, int limit);
-  size_t size() const { return size_; }
+  size_t size() const { return size_.load(std::memory_order_relaxed); }
+  // For an idle worker polling without the lock: a hint, exact only under it.
+  bool maybe_nonempty() const { return size_.load(std::memory_order_relaxed) != 0; }
   int top_priority() const {  // of the task pop() would return; the queue is not empty
     return !high_.empty() ? high_.begin()->first : !normal_.empty() ? 0 : low_.begin()->first;
   }
@@ -144,7 +157,9 @@ class ReadyQueue {
   Fifo normal_;
   std::map<int, Fifo, std::greater<int>> high_;
   std::map<int, Fifo, std::greater<int>> low_;
-  size_t size_ = 0;
+  // Written under the Executor's lock only; atomic so that spinning workers may peek.
+  std::atomic<size_t> size_{0};
+  void add_size(long d) { size_.store(size_.load(std::memory_order_relaxed) + d, std::memory_order_relaxed); }
 };
 
 struct Worker;
@@ -161,6 +176,25 @@ void clear_poison(Task* t);
 // Takes every commutative group of t, or parks t on a busy one (false).
 bool try_take_groups(Task* t);
 
+// mu: unlocking also completes the tasks that workers left on `done` meanwhile.
+class ExecMutex {
+ public:
+  explicit ExecMutex(Executor::Impl* ex) : ex_(ex) {}
+  void lock() noexcept { raw_.lock(); }
+  bool try_lock() noexcept { return raw_.try_lock(); }
+  bool is_locked() const noexcept { return raw_.is_locked(); }
+  void unlock() noexcept;
+
+ private:
+  SpinLock raw_;
+  Executor::Impl* ex_;
+};
+
+// Linux futex on a 32-bit sequence word: sleep while it still holds `seen`.
+// Returns false on timeout.
+bool futex_wait(std::atomic<uint32_t>& word, uint32_t seen, std::chrono::nanoseconds timeout = {});
+void futex_wake(std::atomic<uint32_t>& word, int n);
+
 }  // namespace interlace::task::detail
 
 namespace interlace::task {
@@ -174,14 +208,21 @@ struct Executor::Impl {
   int max_threads;
   detail::Policy policy;
 
-  std::mutex mu;
-  std::condition_variable idle_cv;
+  // Separate cache lines for what different threads write at once: the lock, the
+  // queue (polled by idle workers), the completion list.
+  alignas(64) detail::ExecMutex mu{this};
+  alignas(64) detail::SpinLock qmu;  // the ready queue (pushes also hold mu)
+  alignas(64) std::atomic<detail::Task*> done{nullptr};  // bodies ended, completion pending
+  std::atomic<uint32_t> idle_seq{0};                     // bumped to wake idle workers
   detail::NodePool node_pool;  // before everything holding a FragmentMap
-  detail::ReadyQueue ready;
-  detail::Task root;  // parent of the top-level tasks
-  int slots_free;     // CPU slots not held by a running worker (negative: oversubscribed)
-  int idle = 0;       // workers asleep on idle_cv
+  alignas(64) detail::ReadyQueue ready;
+  alignas(64) detail::Task root;  // parent of the top-level tasks
+  // CPU slots not held by a running worker (negative: oversubscribed). Changed under
+  // mu; atomic so that a worker may check it between tasks without mu.
+  std::atomic<int> slots_free;
+  int idle = 0;       // workers asleep on idle_seq
   int waking = 0;     // of those, already notified
+  int spinning = 0;   // workers holding a slot that poll the queue before sleeping
   bool stop = false;
   bool warned_cap = false;
   std::vector<std::thread> threads;
@@ -196,7 +237,7 @@ struct Executor::Impl {
   uint64_t throttle_high = 0, throttle_low = 0;
   int throttled = 0;
   bool throttle_off = false;
-  std::condition_variable throttle_cv;
+  std::atomic<uint32_t> throttle_seq{0};
 
   // Task pool.
   detail::Task* free_list = nullptr;
@@ -217,12 +258,24 @@ struct Executor::Impl {
   // `successor`: where to leave one newly ready task for the calling worker to run
   // next (the fifo_successor policy), or null.
   void finish(detail::Task* t, detail::Task** successor = nullptr);
+  // Completes what is on `done` (under mu).
+  void drain_done(detail::Task** successor = nullptr);
+  // Not under mu: the body of t ended; completes it now or leaves it to mu's holder.
+  // `next`: the caller is a worker that looks at the queue right after, so a task this
+  // makes ready needs no other worker woken for it.
+  void complete(detail::Task* t, detail::Task** successor, bool next);
+  void push_ready_locked(detail::Task* t);  // under mu
+  detail::Task* pop_ready();                // not under mu
   void drop_live(detail::Task* t);
   void wake_workers();
-  void throttle(std::unique_lock<std::mutex>& lk);
+  void throttle(std::unique_lock<detail::ExecMutex>& lk);
   void add_thread();
-  detail::Task* next_task(detail::Worker* w, std::unique_lock<std::mutex>& lk);
-  void run(detail::Task* t, std::unique_lock<std::mutex>& lk, detail::Task** successor = nullptr);
+  // Neither holds mu on entry or return.
+  detail::Task* next_task(detail::Worker* w);
+  void poll_ready(std::chrono::steady_clock::time_point until);
+  // How long an idle worker polls the queue before it sleeps.
+  static constexpr std::chrono::microseconds kIdlePoll{50};
+  void run(detail::Task* t, detail::Task** successor = nullptr, bool next = false);
   void worker_main(detail::Worker* w);
   void block(detail::Worker* w);
   void unblock(detail::Worker* w);
@@ -252,7 +305,7 @@ Task* parent_for(Executor::Impl* ex) noexcept;
 // Raises Error(invalid_argument) naming the first bad Dep.
 void check_deps(std::span<const Dep> deps);
 // Rethrows (and clears) the failures t's children left; several become one message.
-void rethrow_errors(Task* t, std::unique_lock<std::mutex>& lk);
+void rethrow_errors(Task* t, std::unique_lock<detail::ExecMutex>& lk);
 }  // namespace detail
 
 }  // namespace interlace::task
