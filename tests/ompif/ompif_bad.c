@@ -7,20 +7,6 @@
 
 #include "check.h"
 
-static int reported;
-
-static void record(int code, const char* message) {
-  printf("ERR %d %s\n", code, message);
-  fflush(stdout);
-  ++reported;
-}
-
-#define EXPECT_ERROR(call)                                    \
-  do {                                                        \
-    int before = reported;                                    \
-    call;                                                     \
-    CHECK(reported == before + 1, "no error from %s", #call); \
-  } while (0)
 
 int main(int argc, char** argv) {
   const char* mode = argc > 1 ? argv[1] : "handler";

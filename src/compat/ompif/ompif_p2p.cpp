@@ -92,37 +92,43 @@ void check_tag(int tag) {
                 "tag " + std::to_string(tag) + " does not fit OMPIF's 8-bit tags (0..255)");
 }
 
-void do_send(const void* data, int count, OMPIF_Datatype dt, int dest, int tag, OMPIF_Comm c) {
+// The checks both directions share; returns the communicator to use.
+const Communicator& checked(const char* call, const void* data, int count, OMPIF_Datatype dt,
+                            int peer, const char* role, int tag, OMPIF_Comm c, Datatype* t) {
   check_comm(c);
   check_tag(tag);
-  Datatype t = to_dt(dt);
+  *t = to_dt(dt);
   check_count(count, data);
-  const Communicator& w = ompif::world("OMPIF_Send");
-  check_peer(w, dest, "destination");
+  const Communicator& w = ompif::world(call);
+  check_peer(w, peer, role);
+  return w;
+}
+
+void do_send(const void* data, int count, OMPIF_Datatype dt, int dest, int tag, OMPIF_Comm c) {
+  Datatype t;
+  const Communicator& w = checked("OMPIF_Send", data, count, dt, dest, "destination", tag, c, &t);
   w.send(data, static_cast<size_t>(count), t, dest, tag);
 }
 
 void do_recv(void* data, int count, OMPIF_Datatype dt, int src, int tag, OMPIF_Comm c) {
-  check_comm(c);
-  check_tag(tag);
-  Datatype t = to_dt(dt);
-  check_count(count, data);
-  const Communicator& w = ompif::world("OMPIF_Recv");
-  check_peer(w, src, "source");
-  std::string what = "the message from rank " + std::to_string(src) + " with tag " +
-                     std::to_string(tag);
+  Datatype t;
+  const Communicator& w = checked("OMPIF_Recv", data, count, dt, src, "source", tag, c, &t);
+  // Built only on failure: a receive that matches costs no string.
+  auto what = [&] {
+    return "the message from rank " + std::to_string(src) + " with tag " + std::to_string(tag);
+  };
   interlace::Status st;
   try {
     st = w.recv(data, static_cast<size_t>(count), t, src, tag);
   } catch (const interlace::TruncationError& e) {
-    throw_error(Errc::truncated, what + " is longer than the receive's count " +
+    throw_error(Errc::truncated, what() + " is longer than the receive's count " +
                                      std::to_string(count) + " " + type_name(dt) + " (" +
                                      e.what() + ")");
   }
   size_t want = static_cast<size_t>(count) * interlace::datatype_size(t);
   if (st.bytes != want)
     throw_error(Errc::invalid_count,
-                what + " has " + std::to_string(st.bytes) + " bytes, but the receive's count " +
+                what() + " has " + std::to_string(st.bytes) + " bytes, but the receive's count " +
                     std::to_string(count) + " " + type_name(dt) + " is " +
                     std::to_string(want) + " bytes");
 }

@@ -189,6 +189,18 @@ void Session::unmap(const void* address) {
   s.host_maps.erase(reinterpret_cast<uint64_t>(address));
 }
 
+// A copy command names the mapped buffer (by the host address), the device-side
+// offset and the length; the data follows (copy_to) or comes back (copy_from).
+static void send_copy_cmd(Session::Impl& s, Op op, int device, const void* address,
+                          uint64_t device_offset, uint64_t size) {
+  Writer w;
+  w.put(op);
+  w.put<uint64_t>(reinterpret_cast<uint64_t>(address));
+  w.put<uint64_t>(device_offset);
+  w.put<uint64_t>(size);
+  s.send_cmd(device, w.out);
+}
+
 void Session::copy_to(int device, const void* address, uint64_t size, uint64_t src_offset,
                       uint64_t dst_offset) {
   Impl& s = *impl_;
@@ -196,12 +208,7 @@ void Session::copy_to(int device, const void* address, uint64_t size, uint64_t s
   s.check_device(device, "nanos6_dist_memcpy_to_device");
   auto g = take(s.lock);
   s.check_mapped(address, dst_offset, size, "nanos6_dist_memcpy_to_device");
-  Writer w;
-  w.put(Op::copy_to);
-  w.put<uint64_t>(reinterpret_cast<uint64_t>(address));
-  w.put<uint64_t>(dst_offset);
-  w.put<uint64_t>(size);
-  s.send_cmd(device, w.out);
+  send_copy_cmd(s, Op::copy_to, device, address, dst_offset, size);
   s.send_data(device, at(address, src_offset), size);
   std::string e = s.recv_status(device);
   if (!e.empty()) throw_error(Errc::internal, "nanos6_dist_memcpy_to_device: " + e);
@@ -219,12 +226,7 @@ void Session::copy_from(int device, void* address, uint64_t size, uint64_t src_o
   s.check_device(device, "nanos6_dist_memcpy_from_device");
   auto g = take(s.lock);
   s.check_mapped(address, src_offset, size, "nanos6_dist_memcpy_from_device");
-  Writer w;
-  w.put(Op::copy_from);
-  w.put<uint64_t>(reinterpret_cast<uint64_t>(address));
-  w.put<uint64_t>(src_offset);
-  w.put<uint64_t>(size);
-  s.send_cmd(device, w.out);
+  send_copy_cmd(s, Op::copy_from, device, address, src_offset, size);
   std::string e = s.recv_status(device);
   if (!e.empty()) throw_error(Errc::internal, "nanos6_dist_memcpy_from_device: " + e);
   s.recv_data(device, static_cast<std::byte*>(address) + dst_offset, size);
