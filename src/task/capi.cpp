@@ -33,15 +33,16 @@ int guarded(F&& f) {
   }
 }
 
-std::vector<Dep> convert(const char* call, const il_task_dep_t* deps, int ndeps) {
+// Converts into `out` (cleared first); callers keep it per thread, so a spawn from C
+// allocates nothing once it has seen its largest dependency count.
+void convert(const char* call, const il_task_dep_t* deps, int ndeps, std::vector<Dep>& out) {
   if (ndeps < 0)
     throw_error(Errc::invalid_argument, std::string(call) + ": ndeps " + std::to_string(ndeps) +
                                             " is negative");
   if (ndeps > 0 && !deps)
     throw_error(Errc::invalid_argument, std::string(call) + ": deps is null but ndeps is " +
                                             std::to_string(ndeps));
-  std::vector<Dep> out;
-  out.reserve(static_cast<size_t>(ndeps));
+  out.clear();
   for (int i = 0; i < ndeps; ++i) {
     const int a = static_cast<int>(deps[i].access);
     if (a < IL_TASK_IN || a > IL_TASK_CONCURRENT)
@@ -54,8 +55,9 @@ std::vector<Dep> convert(const char* call, const il_task_dep_t* deps, int ndeps)
       throw_error(e.code(), std::string(call) + ": deps[" + std::to_string(i) + "]: " + e.what());
     }
   }
-  return out;
 }
+
+thread_local std::vector<Dep> t_deps;
 
 }  // namespace
 
@@ -65,8 +67,8 @@ int il_task_spawn(void (*fn)(void*), void* arg, const il_task_dep_t* deps, int n
                   int priority) {
   return guarded([&] {
     if (!fn) throw_error(Errc::invalid_argument, "il_task_spawn: fn is null");
-    std::vector<Dep> d = convert("il_task_spawn", deps, ndeps);
-    process_executor().spawn(d, [fn, arg] { fn(arg); }, SpawnOptions{priority, nullptr});
+    convert("il_task_spawn", deps, ndeps, t_deps);
+    process_executor().spawn(t_deps, [fn, arg] { fn(arg); }, SpawnOptions{priority, nullptr});
   });
 }
 
@@ -76,7 +78,9 @@ int il_task_wait(void) {
 
 int il_task_wait_on(const il_task_dep_t* deps, int ndeps) {
   return guarded([&] {
-    std::vector<Dep> d = convert("il_task_wait_on", deps, ndeps);
+    // Its own vector: a taskwait may run tasks on this thread that spawn from C.
+    std::vector<Dep> d;
+    convert("il_task_wait_on", deps, ndeps, d);
     process_executor().taskwait_on(d);
   });
 }
