@@ -3,7 +3,6 @@
 // hands the device-local regions (as writable memoryviews) and the host's argument
 // bytes to a Python dispatcher, which unpickles the function and the arrays' types.
 // Every call that waits or communicates releases the GIL; the device function takes it.
-#if __has_include("interlace/task/distributed.hpp")
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -151,10 +150,3 @@ void bind_task_dist(nb::module_& m) {
 }
 
 }  // namespace interlace::python
-
-#else  // the distributed-task layer is not in this tree yet
-#include "bindings.hpp"
-namespace interlace::python {
-void bind_task_dist(nanobind::module_&) {}
-}  // namespace interlace::python
-#endif
