@@ -1,6 +1,7 @@
 """The `interlace` command:
 
   interlace run [-n N] [options] PROGRAM [ARGS] [: -n M PROGRAM2 ...]
+  interlace run --cluster FILE [options] PROGRAM.c | PROGRAM | DIR [ARGS]
   interlace info [--collectives]
   interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix
 """
@@ -28,6 +29,13 @@ def cmd_run(argv: list[str]) -> int:
         return 0 if argv else 2
     try:
         opts = launcher.parse_args(argv)
+        if opts.cluster is not None:
+            from . import _cluster_launch
+            try:
+                _cluster_launch.apply(opts)
+            except _cluster_launch.BuildError as e:
+                print(e, file=sys.stderr)
+                return 1
         return _supervisor.run(opts)
     except launcher.UsageError as e:
         print(e, file=sys.stderr)
