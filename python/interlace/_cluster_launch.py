@@ -53,6 +53,10 @@ def _spans(ranks: list[int]) -> str:
     return ", ".join(out)
 
 
+def _ranks(ranks: list[int]) -> str:
+    return f"rank {ranks[0]}" if len(ranks) == 1 else f"ranks {_spans(ranks)}"
+
+
 def apply(opts: Options) -> Cluster:
     """Reads opts.cluster and fills opts for a per-rank launch. Raises
     UsageError for a bad description or command line, BuildError when the
@@ -100,12 +104,12 @@ def job_fabric(opts: Options, cluster: Cluster) -> str | None:
         bad = {f: rs for f, rs in wants.items() if f != "udp"}
         if bad:
             f, rs = next(iter(bad.items()))
-            raise UsageError(f"interlace run: {cluster.source}: ranks {_spans(cluster.external_ranks)} "
-                             f"are ZRLMPI nodes, which speak udp, but ranks {_spans(rs)} ask for "
-                             f"fabric {f!r}")
+            raise UsageError(f"interlace run: {cluster.source}: ZRLMPI nodes "
+                             f"({_ranks(cluster.external_ranks)}) speak udp, but {_ranks(rs)} "
+                             f"ask for fabric {f!r}")
         return "udp"
     if len(wants) > 1:
-        parts = "; ".join(f"ranks {_spans(rs)}: {f!r}" for f, rs in sorted(wants.items()))
+        parts = "; ".join(f"{_ranks(rs)}: {f!r}" for f, rs in sorted(wants.items()))
         raise UsageError(f"interlace run: {cluster.source}: ranks ask for different fabrics "
                          f"({parts}); a job has one fabric today")
     if not wants:
