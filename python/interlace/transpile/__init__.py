@@ -19,7 +19,7 @@ from pycparser import c_ast, c_parser
 
 from . import analysis, collectives, emit, mpi_calls, tree as tree_mod
 from .errors import TranspileError
-from .folding import Specialiser, evaluate, walk
+from .folding import Specialiser as _Specialiser, evaluate as _evaluate, walk as _walk
 from .preprocess import is_fake, kept_includes, preprocess
 from .report import Report, Variant, ranks_text, variant_for_rank
 
@@ -56,7 +56,7 @@ def _replace_collectives(node, ctx: collectives.Context) -> None:
             return collectives.expand(s, ctx)
         return s
 
-    for n in list(walk(node)):
+    for n in list(_walk(node)):
         if isinstance(n, c_ast.Compound):
             n.block_items = [repl(s) for s in n.block_items or []]
         elif isinstance(n, (c_ast.Case, c_ast.Default)):
@@ -70,7 +70,7 @@ def _replace_collectives(node, ctx: collectives.Context) -> None:
 def _lines(nodes, file: str) -> set[int]:
     out = set()
     for top in nodes:
-        for n in walk(top):
+        for n in _walk(top):
             c = getattr(n, "coord", None)
             if c is not None and c.file == file and c.line:
                 out.add(c.line)
@@ -91,7 +91,7 @@ class _Job:
         ext = copy.deepcopy(self.user_ext)
         main = next(e for e in ext if isinstance(e, c_ast.FuncDef) and e.decl.name == "main")
         facts = analysis.main_facts(main, [], self.file)
-        Specialiser(facts, self.size, rank, shared).run(main.body)
+        _Specialiser(facts, self.size, rank, shared).run(main.body)
         ctx = collectives.Context(self.file, self.size, self.accelerators, self.tree,
                                   self.group_size, me=rank, strict=rank is not None)
         for e in ext:
@@ -159,12 +159,12 @@ def _scatter_gather_roots(user_ext, job) -> set[int]:
     roots = set()
     ext = copy.deepcopy(user_ext)
     main = next(e for e in ext if isinstance(e, c_ast.FuncDef) and e.decl.name == "main")
-    Specialiser(analysis.main_facts(main, [], job.file), job.size, None, False).run(main.body)
+    _Specialiser(analysis.main_facts(main, [], job.file), job.size, None, False).run(main.body)
     for e in ext:
-        for n in walk(e):
+        for n in _walk(e):
             if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID) \
                     and n.name.name in ("MPI_Scatter", "MPI_Gather"):
-                v = evaluate(n.args.exprs[6], {})
+                v = _evaluate(n.args.exprs[6], {})
                 if v is not None:
                     roots.add(v)
     return roots
