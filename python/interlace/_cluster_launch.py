@@ -10,6 +10,7 @@ and the supervisor then run the job as any other.
 """
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ from .cluster import Cluster, ClusterError, ZRLMPI_BASE_PORT, load_cluster
 from .launcher import Group, Options, UsageError
 
 MANIFEST = "ranks.json"  # in a directory of built variants: rank -> variant name
+REPORT = "report.json"   # interlace transpile --report, as a manifest
 DEFAULT_CFLAGS = ["-O2"]
 
 
@@ -147,20 +149,46 @@ def rank_programs(opts: Options, cluster: Cluster, program: str) -> list[str | N
     return out
 
 
-def _from_directory(opts: Options, cluster: Cluster, d: str) -> list[str | None]:
-    """A directory of variants: executables (or .c files, built here) named
-    after their variant; ranks.json maps the ranks the description names no
-    variant for."""
-    manifest = {}
-    mpath = os.path.join(d, MANIFEST)
-    if os.path.exists(mpath):
+def _read_manifest(d: str) -> tuple[dict[str, str], dict[str, str], str]:
+    """rank -> variant name, variant name -> C file, and the file they came
+    from: ranks.json (written by interlace run), else report.json (written by
+    `interlace transpile --emit DIR --report DIR/report.json`)."""
+    for name in (MANIFEST, REPORT):
+        path = os.path.join(d, name)
+        if not os.path.exists(path):
+            continue
         try:
-            with open(mpath, encoding="utf-8") as f:
-                manifest = json.load(f)
-            if not isinstance(manifest, dict):
-                raise ValueError("not an object")
-        except (OSError, ValueError) as e:
-            raise UsageError(f"interlace run: {mpath}: not a rank-to-variant map ({e})") from None
+            with open(path, encoding="utf-8") as f:
+                obj = json.load(f)
+            if name == MANIFEST:
+                if not isinstance(obj, dict):
+                    raise ValueError("not an object")
+                return {str(k): v for k, v in obj.items()}, {}, path
+            ranks, sources = {}, {}
+            for v in obj["variants"]:
+                for r in v["ranks"]:
+                    ranks[str(r)] = v["name"]
+                if v.get("path"):
+                    sources[v["name"]] = v["path"]
+            return ranks, sources, path
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise UsageError(f"interlace run: {path}: not a rank-to-variant map ({e})") from None
+    return {}, {}, os.path.join(d, MANIFEST)
+
+
+def _variant_source(d: str, name: str, sources: dict[str, str]) -> str | None:
+    cands = [os.path.join(d, name + ".c")]
+    if name in sources:  # the report's path, or the same file name in d (moved directory)
+        cands += [sources[name], os.path.join(d, os.path.basename(sources[name]))]
+    cands += sorted(glob.glob(os.path.join(glob.escape(d), f"*.{glob.escape(name)}.c")))
+    return next((c for c in cands if os.path.isfile(c)), None)
+
+
+def _from_directory(opts: Options, cluster: Cluster, d: str) -> list[str | None]:
+    """A directory of variants: executables (or C files, built here) named
+    after their variant; ranks.json or report.json maps the ranks the
+    description names no variant for."""
+    manifest, sources, mpath = _read_manifest(d)
     out: list[str | None] = [None] * cluster.size
     built: dict[str, str] = {}
     for r in cluster.ranks:
@@ -171,14 +199,15 @@ def _from_directory(opts: Options, cluster: Cluster, d: str) -> list[str | None]
             raise UsageError(f"interlace run: rank {r.rank} has no variant: {cluster.source} names "
                              f"none and {mpath} {'lists none' if manifest else 'does not exist'}")
         if name not in built:
-            exe, src = os.path.join(d, name), os.path.join(d, name + ".c")
+            exe = os.path.join(d, name)
+            src = _variant_source(d, name, sources)
             if os.path.isfile(exe) and os.access(exe, os.X_OK):
                 built[name] = exe
-            elif os.path.isfile(src):
+            elif src is not None:
                 built[name] = str(build_variant(opts, name, Path(src).read_text(), d))
             else:
                 raise UsageError(f"interlace run: rank {r.rank}'s variant {name!r}: neither "
-                                 f"{exe} (built) nor {src} exists")
+                                 f"{exe} (built) nor {exe}.c exists")
         out[r.rank] = built[name]
     return out
 

@@ -94,3 +94,27 @@ def test_transpiled(original, reference, tmp_path, n, kind):
     r = run_interlace("run", "--cluster", cluster_file(tmp_path, n, kind), "-DDIM=%d" % DIM,
                       "--build-dir", tmp_path / "cache", SRC, ITERS, timeout=RUN_S)
     assert result(r, n) == reference
+
+
+def test_transpile_emit_directory_and_the_built_job_directory_run_again(original, reference,
+                                                                       tmp_path):
+    if importlib.util.find_spec("interlace.transpile") is None:
+        pytest.skip("the transpiler (interlace.transpile) is not in this build")
+    c = cluster_file(tmp_path, 4, "tree")
+    emit = tmp_path / "emit"
+    r = run_interlace("transpile", SRC, "--cluster", c, "-DDIM=%d" % DIM, "--emit", emit,
+                      "--report", emit / "report.json")
+    assert r.returncode == 0, r.stderr
+    # C files from `interlace transpile --emit`, mapped by its report: built here, then run
+    cache = tmp_path / "cache"
+    r = run_interlace("run", "--cluster", c, "--build-dir", cache, "-DDIM=%d" % DIM, emit, ITERS,
+                      timeout=RUN_S)
+    assert result(r, 4) == reference
+    # a transpiled run leaves job-*/ (executables and ranks.json) that runs as it is
+    r = run_interlace("run", "--cluster", c, "-DDIM=%d" % DIM, "--build-dir", cache, SRC, ITERS,
+                      timeout=RUN_S)
+    assert result(r, 4) == reference
+    (job,) = cache.glob("job-*")
+    assert (job / "ranks.json").is_file()
+    r = run_interlace("run", "--cluster", c, job, ITERS, timeout=RUN_S)
+    assert result(r, 4) == reference
