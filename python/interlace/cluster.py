@@ -20,11 +20,12 @@ Rank lists hold integers or "A-B" range strings (ZRLMPIcc's TODO, done here);
 
 The "config" object is kept verbatim. What ZRLMPI does with it, as far as its
 public code shows: "optimization" >= 1 turns on the tree ("replicator")
-transformation of scatter and gather; "com_opt" and "mem_opt" are knobs of
-its FPGA code generator (how the HLS MPI interface is instantiated and whether
-buffers go to on-chip memory or DRAM) that have no meaning for interlace,
-which builds C for CPUs: they are kept and ignored. Cluster.tree reads
-"tree" (interlace's spelling) or "optimization".
+transformation of scatter and gather (its examples/cluster_jacobi.json).
+"com_opt" and "mem_opt" appear in the issue's example but in none of the
+ZRLMPIcc sources read (zrlmpi_cc1.py, lib/template_generator.py); by their
+names they are communication and memory knobs of its FPGA code generator,
+which has no counterpart for processes: interlace keeps and ignores them.
+Cluster.tree reads "tree" (interlace's spelling) or "optimization".
 """
 from __future__ import annotations
 
