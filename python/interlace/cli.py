@@ -1,8 +1,11 @@
 """The `interlace` command:
 
   interlace run [-n N] [options] PROGRAM [ARGS] [: -n M PROGRAM2 ...]
+  interlace run --cluster FILE [options] PROGRAM.c | PROGRAM | DIR [ARGS]
   interlace info [--collectives]
   interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix
+  interlace transpile PROG.c --cluster FILE [--tree|--no-tree] [--emit DIR] [--report FILE]
+                      [-I DIR] [-D NAME[=V]]
 """
 from __future__ import annotations
 
@@ -28,6 +31,13 @@ def cmd_run(argv: list[str]) -> int:
         return 0 if argv else 2
     try:
         opts = launcher.parse_args(argv)
+        if opts.cluster is not None:
+            from . import _cluster_launch
+            try:
+                _cluster_launch.apply(opts)
+            except _cluster_launch.BuildError as e:
+                print(e, file=sys.stderr)
+                return 1
         return _supervisor.run(opts)
     except launcher.UsageError as e:
         print(e, file=sys.stderr)
@@ -134,7 +144,53 @@ def cmd_config(argv: list[str]) -> int:
     return 0
 
 
-COMMANDS = {"run": cmd_run, "info": cmd_info, "config": cmd_config}
+def cmd_transpile(argv: list[str]) -> int:
+    """Specialise an MPI C program per rank of a cluster (docs/transpile.md)."""
+    import json
+    p = argparse.ArgumentParser(prog="interlace transpile",
+                                description="Specialise an MPI C program for the ranks of a "
+                                "cluster description (docs/transpile.md).")
+    p.add_argument("program", help="the MPI C source")
+    p.add_argument("--cluster", required=True, help="cluster description (JSON)")
+    t = p.add_mutually_exclusive_group()
+    t.add_argument("--tree", dest="tree", action="store_true", default=None,
+                   help="tree optimisation of scatter/gather (default: the cluster's config)")
+    t.add_argument("--no-tree", dest="tree", action="store_false")
+    p.add_argument("--emit", metavar="DIR", help="write one C file per variant into DIR")
+    p.add_argument("--report", metavar="FILE", help="write the report as JSON to FILE")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    p.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=V]")
+    try:
+        ns = p.parse_args(argv)
+    except SystemExit as e:
+        return 0 if e.code == 0 else 2
+    from .cluster import ClusterError, load_cluster
+    from .transpile import TranspileError, transpile
+    try:
+        cluster = load_cluster(ns.cluster)
+        report = transpile(ns.program, cluster, tree=ns.tree, emit_dir=ns.emit,
+                           include_dirs=ns.include_dirs, defines=ns.defines)
+    except ClusterError as e:
+        print(f"interlace transpile: {e}", file=sys.stderr)
+        return 1
+    except TranspileError as e:
+        print(e, file=sys.stderr)
+        return 1
+    if ns.report:
+        try:
+            with open(ns.report, "w", encoding="utf-8") as f:
+                json.dump(report.to_json(), f, indent=2)
+                f.write("\n")
+        except OSError as e:
+            print(f"interlace transpile: cannot write the report {ns.report}: {e.strerror}",
+                  file=sys.stderr)
+            return 1
+    print(report.text(), end="")
+    return 0
+
+
+COMMANDS = {"run": cmd_run, "info": cmd_info, "config": cmd_config,
+            "transpile": cmd_transpile}
 
 
 def main(argv: list[str] | None = None) -> int:

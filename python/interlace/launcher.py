@@ -36,7 +36,8 @@ _TASKS_PER_RANK = 3        # the rank and two output threads, all count for RLIM
 _SPARE_FDS = 64
 
 USAGE = ("interlace run [options] [-n N] PROGRAM [ARGS...]\n"
-         "       interlace run [options] -n N PROGRAM [ARGS...] : -n M PROGRAM2 [ARGS...] [: ...]")
+         "       interlace run [options] -n N PROGRAM [ARGS...] : -n M PROGRAM2 [ARGS...] [: ...]\n"
+         "       interlace run [options] --cluster FILE PROGRAM.c | PROGRAM | DIR [ARGS...]")
 EPILOG = """\
 MPMD: groups separated by a lone ':' get consecutive ranks and one job size;
 `interlace run -n 2 ./a : -n 2 ./b` runs ranks 0-1 as ./a and 2-3 as ./b.
@@ -48,7 +49,11 @@ Exit status: 0 when every rank exits 0; else the first failing rank's status
 128+K when the launcher gets signal K (SIGINT, SIGTERM, SIGHUP), 2 for a bad
 command line. At most %d ranks per host (less under a low `ulimit -u` or
 `ulimit -n`). Ranks die with the launcher, even when it is killed with SIGKILL.
-See docs/launcher.md.""" % MAX_RANKS_PER_HOST
+See docs/launcher.md.
+
+--cluster FILE: the job's ranks, their kinds (cpu, fpga, gpu), hosts and
+variants come from a cluster description; a .c PROGRAM is transpiled per
+rank and built (cached); see docs/cluster.md.""" % MAX_RANKS_PER_HOST
 
 
 class UsageError(Exception):
@@ -73,6 +78,17 @@ class Options:
     store_addr: str | None = None
     exports: list[str] = field(default_factory=list)  # -x NAME or NAME=VALUE
     verbose: bool = False
+    # --cluster (docs/cluster.md); _cluster_launch.apply() fills the per-rank fields.
+    cluster: str | None = None
+    n_given: bool = False
+    build_dir: str | None = None
+    defines: list[str] = field(default_factory=list)       # -D NAME[=VALUE]
+    include_dirs: list[str] = field(default_factory=list)  # -I DIR
+    cflags: str | None = None
+    rank_argv: list[list[str]] | None = None   # each rank's own command line
+    rank_hosts: list[str | None] | None = None  # each rank's host (None: this host)
+    external: set[int] = field(default_factory=set)  # ranks started elsewhere
+    job_env: dict[str, str] = field(default_factory=dict)  # set for every rank
 
     @property
     def size(self) -> int:
@@ -134,11 +150,25 @@ def _group_parser(full: bool) -> argparse.ArgumentParser:
                        help="pass an environment variable to every rank (repeatable)")
         p.add_argument("-v", "--verbose", action="store_true",
                        help="print each rank's command before starting it")
+        p.add_argument("--cluster", metavar="FILE",
+                       help="cluster description (JSON): ranks, kinds, hosts, variants; "
+                            "the job size comes from it (docs/cluster.md)")
+        p.add_argument("--build-dir", metavar="DIR",
+                       help="with --cluster and a .c PROGRAM: where built variants are "
+                            "cached (default ~/.cache/interlace/cluster)")
+        p.add_argument("-D", dest="defines", action="append", default=[],
+                       metavar="NAME[=VALUE]",
+                       help="with --cluster and a .c PROGRAM: a macro for the transpiler "
+                            "and the compiler (repeatable)")
+        p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                       help="with --cluster and a .c PROGRAM: an include directory")
+        p.add_argument("--cflags", metavar="FLAGS",
+                       help="with --cluster and a .c PROGRAM: compiler flags (default -O2)")
     return p
 
 
 _VALUE_OPTS = {"-n", "-np", "--devices", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
-               "--store-addr", "-x"}
+               "--store-addr", "-x", "--cluster", "--build-dir", "-D", "-I", "--cflags"}
 
 
 def _split_program(seg: list[str]) -> tuple[list[str], list[str]]:
@@ -192,6 +222,7 @@ def parse_args(argv: list[str]) -> Options:
         ns.program, ns.args = (program[0], program[1:]) if program else (None, [])
         if i == 0:
             first = ns
+            first.n_given = ns.n is not None
         where = f" (program group {i + 1})" if len(segments) > 1 else ""
         if i == 0 and ns.devices is not None:
             if ns.devices < 1:
@@ -216,7 +247,22 @@ def parse_args(argv: list[str]) -> Options:
 
     opts = Options(groups=groups, rsh=first.rsh, timeout=first.timeout, grace=first.grace,
                    tag_output=first.tag_output, store_addr=first.store_addr,
-                   exports=first.exports, verbose=first.verbose)
+                   exports=first.exports, verbose=first.verbose, cluster=first.cluster,
+                   n_given=first.n_given, build_dir=first.build_dir, defines=first.defines,
+                   include_dirs=first.include_dirs, cflags=first.cflags)
+    if opts.cluster is None and (opts.build_dir or opts.defines or opts.include_dirs
+                                 or opts.cflags is not None):
+        raise UsageError("interlace run: --build-dir, -D, -I and --cflags go with --cluster "
+                         "(they build a transpiled .c program)")
+    if opts.cluster is not None:
+        if len(groups) > 1:
+            raise UsageError("interlace run: --cluster gives every rank its program; it does "
+                             "not combine with ':' program groups")
+        if first.devices is not None:
+            raise UsageError("interlace run: --cluster does not combine with --devices")
+        if first.hosts is not None:
+            raise UsageError("interlace run: --cluster names the hosts (its \"hosts\" and "
+                             "\"ranks\" keys); it does not combine with --hosts")
     if first.fabric is not None:
         known = known_fabrics()
         if first.fabric not in known:
@@ -338,11 +384,16 @@ def _exported_env(exports: list[str]) -> dict[str, str]:
 def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[RankPlan]:
     hosts = opts.hosts or [socket.gethostname()]
     host_of = place(opts.size, len(hosts))
-    programs = [g.argv for g in opts.groups for _ in range(g.size)]
+    programs = opts.rank_argv or [g.argv for g in opts.groups for _ in range(g.size)]
     extra = _exported_env(opts.exports)
     plans, local_counter = [], {}
     for rank in range(opts.size):
-        host = hosts[host_of[rank]]
+        if rank in opts.external:  # started elsewhere (a ZRLMPI node): no plan
+            continue
+        if opts.rank_hosts is not None:
+            host = opts.rank_hosts[rank] or socket.gethostname()
+        else:
+            host = hosts[host_of[rank]]
         local_rank = local_counter.get(host, 0)
         local_counter[host] = local_rank + 1
         # Output reaches the launcher through pipes, where Python would buffer
@@ -350,6 +401,7 @@ def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[
         # call setvbuf themselves.
         env = {"PYTHONUNBUFFERED": os.environ.get("PYTHONUNBUFFERED", "1")}
         env.update(extra)
+        env.update(opts.job_env)
         env.update({
             "INTERLACE_RANK": str(rank),
             "INTERLACE_SIZE": str(opts.size),
@@ -361,7 +413,8 @@ def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[
         })
         if opts.fabric:
             env["INTERLACE_FABRIC"] = opts.fabric
-        local = not opts.hosts or is_local_host(host)
+        local = (is_local_host(host) if opts.rank_hosts is not None
+                 else not opts.hosts or is_local_host(host))
         argv = list(programs[rank])
         if local and argv[0] in ("python", "python3"):
             # The interpreter running the launcher is the one interlace is installed

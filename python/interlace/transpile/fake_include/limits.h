@@ -1,0 +1,1 @@
+#include "_common.h"
