@@ -23,6 +23,9 @@ from .folding import Specialiser as _Specialiser, evaluate as _evaluate, walk as
 from .preprocess import is_fake, kept_includes, preprocess
 from .report import Report, Variant, ranks_text, variant_for_rank
 
+# Documented, raised and caught as interlace.transpile.TranspileError.
+TranspileError.__module__ = __name__
+
 __all__ = ["TranspileError", "Variant", "Report", "transpile", "variant_for_rank"]
 
 _PARSE_ERR_RE = re.compile(r"^(.*?):(\d+)(?::\d+)?:\s*(.*)$", re.S)
