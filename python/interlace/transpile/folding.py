@@ -158,8 +158,11 @@ class Specialiser:
         v = evaluate(node, env)
         if v is not None and not isinstance(node, c_ast.Constant):
             return make_const(v)
-        if isinstance(node, c_ast.UnaryOp) and node.op in ("sizeof", "&", "p++", "p--",
-                                                           "++", "--"):
+        if isinstance(node, c_ast.UnaryOp) and (
+                node.op == "sizeof" or (node.op in ("&", "p++", "p--", "++", "--")
+                                        and isinstance(node.expr, c_ast.ID))):
+            # sizeof(x) is x's type, not its value; &x and x++ need the variable
+            # (&a[rank] still gets its index folded below).
             return node
         if isinstance(node, c_ast.StructRef):
             node.name = self.fold(node.name, env)
