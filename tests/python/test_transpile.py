@@ -98,6 +98,18 @@ def test_tree_plan_rules():
     assert tree.plan(6, [], 0).groups == ((1, 2, 3, 4),)  # CPU-only: all ranks; 5 direct
 
 
+def test_folding_respects_scopes_writes_and_side_effects():
+    rep = transpile(PROGRAMS / "folding.c", cluster(4))
+    assert not rep.warnings, rep.warnings
+    body = variant_for_rank(rep, 1).c_source.split("int main", 1)[1]
+    assert "touch(1)" not in body          # rank 1: left == 0, the && is false unevaluated
+    assert "touch(0)" in body              # rank > half is false: touch(0) still runs
+    assert "int rank = 42;" in body and "out[2] = 42;" in body   # the inner rank, not ours
+    assert "for (int size = 0; size < 3; size++)" in body        # the inner size untouched
+    assert "changed += 1;" in body and "changed * 100" in body   # written: stays a variable
+    assert "while (rank == 1" not in body and "left %d" in body
+
+
 def test_folding_follows_c():
     from pycparser import c_parser
     expr = c_parser.CParser().parse("int x = -7 / 2 + -7 % 2 * 10 + (0 && f()) + (1 || g());").ext[0].init
@@ -174,7 +186,8 @@ needs_cc = pytest.mark.skipif(CC is None, reason="interlace-cc is not installed 
 # (program, ranks, cluster shape, tree)
 CASES = [(p, n, "acc", False) for p in ("sendrecv", "ring", "pingpong", "reduce", "bcast",
                                         "scatter_gather", "jacobi2d") for n in (1, 2, 4, 8)]
-CASES += [(p, 3, "acc", False) for p in ("sendrecv", "ring", "jacobi2d")]
+CASES += [(p, 3, "acc", False) for p in ("sendrecv", "ring", "jacobi2d", "folding")]
+CASES += [("folding", n, "acc", False) for n in (1, 4, 6)]
 CASES += [("scatter_gather", 5, "acc", True), ("scatter_gather", 8, "acc", True),
           ("jacobi2d", 8, "acc", True), ("jacobi2d", 6, "cpu", True),
           ("jacobi2d", 5, "mixed", True), ("reduce", 5, "mixed", False),

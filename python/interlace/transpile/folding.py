@@ -110,7 +110,7 @@ class MainFacts:
     written after their declaration."""
     rank_vars: dict = field(default_factory=dict)   # name -> call node
     size_vars: dict = field(default_factory=dict)   # name -> call node
-    const_candidates: set = field(default_factory=set)
+    const_candidates: set = field(default_factory=set)  # ids of never-written Decls
 
 
 class Specialiser:
@@ -286,7 +286,7 @@ class Specialiser:
                 d.init = self.fold(d.init)
         if d.name is None:
             return
-        if (d.name in self.facts.const_candidates and full is not None and is_int_decl(d)):
+        if id(d) in self.facts.const_candidates and full is not None and is_int_decl(d):
             self.scopes[-1][d.name] = (full, dep)
         else:
             self.scopes[-1][d.name] = None  # shadows any outer known name
