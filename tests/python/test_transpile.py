@@ -112,7 +112,8 @@ def test_folding_respects_scopes_writes_and_side_effects():
 
 def test_folding_follows_c():
     from pycparser import c_parser
-    expr = c_parser.CParser().parse("int x = -7 / 2 + -7 % 2 * 10 + (0 && f()) + (1 || g());").ext[0].init
+    src = "int x = -7 / 2 + -7 % 2 * 10 + (0 && f()) + (1 || g());"
+    expr = c_parser.CParser().parse(src).ext[0].init
     assert folding.evaluate(expr, {}) == -3 - 10 + 0 + 1
     call = c_parser.CParser().parse("int y = 1 && f();").ext[0].init
     assert folding.evaluate(call, {}) is None  # f() must still run
