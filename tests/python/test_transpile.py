@@ -26,11 +26,14 @@ COLLECTIVE_CALL = re.compile(r"\bMPI_(Scatter|Gather|Bcast|Reduce|Barrier|Allred
 
 def cluster(n: int, shape: str = "acc", tree_on: bool = False):
     """acc: rank 0 a CPU, the others accelerators; cpu: all CPUs; mixed: the
-    last rank a CPU, the others (root 0 included) accelerators."""
+    last rank a CPU, the others (root 0 included) accelerators; two: the first
+    and the last rank CPUs (one CPU variant for ranks that are not a block)."""
     if shape == "cpu" or n == 1:
         nodes = {"cpu": list(range(n))}
     elif shape == "acc":
         nodes = {"cpu": [0], "fpga": list(range(1, n))}
+    elif shape == "two":
+        nodes = {"cpu": [0, n - 1], "fpga": list(range(1, n - 1))}
     else:
         nodes = {"fpga": list(range(n - 1)), "cpu": [n - 1]}
     return parse_cluster({"nodes": nodes, "config": {"tree": tree_on}}, f"<{shape}{n}>")
@@ -192,7 +195,9 @@ CASES += [("folding", n, "acc", False) for n in (1, 4, 6)]
 CASES += [("scatter_gather", 5, "acc", True), ("scatter_gather", 8, "acc", True),
           ("jacobi2d", 8, "acc", True), ("jacobi2d", 6, "cpu", True),
           ("jacobi2d", 5, "mixed", True), ("reduce", 5, "mixed", False),
-          ("bcast", 5, "mixed", False), ("scatter_gather", 7, "mixed", True)]
+          ("bcast", 5, "mixed", False), ("scatter_gather", 7, "mixed", True),
+          ("sendrecv", 5, "two", False), ("scatter_gather", 6, "two", True),
+          ("jacobi2d", 4, "two", False)]
 
 
 def _build(src: Path, out: Path) -> Path:
