@@ -23,21 +23,30 @@ from .folding import Specialiser as _Specialiser, evaluate as _evaluate, walk as
 from .preprocess import is_fake, kept_includes, preprocess
 from .report import Report, Variant, ranks_text, variant_for_rank
 
+# Documented, raised and caught as interlace.transpile.TranspileError.
+TranspileError.__module__ = __name__
+
 __all__ = ["TranspileError", "Variant", "Report", "transpile", "variant_for_rank"]
 
 _PARSE_ERR_RE = re.compile(r"^(.*?):(\d+)(?::\d+)?:\s*(.*)$", re.S)
 
 
 def _parse(text: str, file: str) -> c_ast.FileAST:
+    parser = c_parser.CParser()
     try:
-        return c_parser.CParser().parse(text, file)
+        return parser.parse(text, file)
     except c_parser.ParseError as e:
+        hint = " (pycparser reads C99 without GNU extensions)"
         m = _PARSE_ERR_RE.match(str(e))
         if m:
-            raise TranspileError(m.group(1), int(m.group(2)), "syntax",
-                                 m.group(3) + " (pycparser reads C99 without GNU "
-                                 "extensions)") from None
-        raise TranspileError(file, 0, "syntax", str(e)) from None
+            raise TranspileError(m.group(1), int(m.group(2)), "syntax", m.group(3) + hint) \
+                from None
+        # Some of pycparser's messages carry no line: the lexer knows where it stopped.
+        lex = getattr(parser, "clex", None)
+        line = getattr(lex, "lineno", None) or getattr(lex, "_lineno", None) or 0
+        where = getattr(lex, "filename", None) or file
+        why = str(e).split(": ", 1)[-1]
+        raise TranspileError(where, line, "syntax", why + hint) from None
 
 
 def _group_size(cluster) -> int:

@@ -88,33 +88,56 @@ def check_program(ast: c_ast.FileAST, file: str, user_ext) -> dict[str, int]:
     return counts
 
 
-def main_facts(main: c_ast.FuncDef, warnings: list[str], file: str) -> MainFacts:
-    """Which variables of main hold the rank and the size, and which int locals
-    are never written after their initialiser."""
-    body = main.body.block_items or []
-    top_decls = {}
-    for s in body:
-        if isinstance(s, c_ast.Decl) and s.name:
-            top_decls.setdefault(s.name, []).append(s)
-    written: dict[str, int] = {}
-    declared: dict[str, int] = {}
-    params = set()
-    if main.decl.type.args is not None:
-        params = {p.name for p in main.decl.type.args.params if getattr(p, "name", None)}
+def _writes_per_decl(main: c_ast.FuncDef) -> dict[int, int]:
+    """For each declaration in main (by id), how often the program writes the
+    variable it declares or takes its address, names resolved by C's scopes (a
+    shadowing inner `rank` is another variable)."""
+    scopes: list[dict] = [{}]
+    counts: dict[int, int] = {}
 
-    def write(name):
-        written[name] = written.get(name, 0) + 1
+    def write(name: str) -> None:
+        for scope in reversed(scopes):
+            if name in scope:
+                counts[id(scope[name])] += 1
+                return
 
-    for n in walk(main.body):
-        if isinstance(n, c_ast.Decl) and n.name:
-            declared[n.name] = declared.get(n.name, 0) + 1
-        elif isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
+    def visit(n) -> None:
+        if n is None:
+            return
+        if isinstance(n, (c_ast.Compound, c_ast.For)):
+            scopes.append({})
+            for _, child in n.children():
+                visit(child)
+            scopes.pop()
+            return
+        if isinstance(n, c_ast.Decl):
+            visit(n.init)
+            if n.name:
+                scopes[-1][n.name] = n
+                counts[id(n)] = 0
+            return
+        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
             write(n.lvalue.name)
         elif isinstance(n, c_ast.UnaryOp) and n.op in ("&", "++", "--", "p++", "p--") \
                 and isinstance(n.expr, c_ast.ID):
             write(n.expr.name)
+        for _, child in n.children():
+            visit(child)
+
+    visit(main.body)
+    return counts
+
+
+def main_facts(main: c_ast.FuncDef, warnings: list[str], file: str) -> MainFacts:
+    """Which variables of main hold the rank and the size, and which int locals
+    are never written after their initialiser."""
+    body = main.body.block_items or []
+    writes = _writes_per_decl(main)
     facts = MainFacts()
+    seen: dict[str, c_ast.Decl] = {}  # main's top-level declarations so far
     for s in body:
+        if isinstance(s, c_ast.Decl) and s.name:
+            seen[s.name] = s
         name = _call_name(s)
         if name not in ("MPI_Comm_rank", "MPI_Comm_size") or len(s.args.exprs) != 2:
             continue
@@ -125,17 +148,14 @@ def main_facts(main: c_ast.FuncDef, warnings: list[str], file: str) -> MainFacts
             continue
         var = ptr.expr.name
         what = "rank" if name == "MPI_Comm_rank" else "size"
-        decls = top_decls.get(var, [])
-        ok = (len(decls) == 1 and declared.get(var) == 1 and is_int_decl(decls[0])
-              and decls[0].init is None and written.get(var) == 1 and var not in params)
-        if not ok:
+        d = seen.get(var)
+        if d is None or not is_int_decl(d) or d.init is not None or writes.get(id(d)) != 1:
             warnings.append(f"{file}:{s.coord.line}: {name}: the {what} in {var!r} is kept a "
                             f"run-time value (it is not a plain int local of main set only "
                             "here); decisions on it are left to run time")
             continue
         (facts.rank_vars if what == "rank" else facts.size_vars)[var] = s
-    facts.const_candidates = {name for name in declared if name not in written
-                              and name not in params}
+    facts.const_candidates = {k for k, n in writes.items() if n == 0}
     return facts
 
 

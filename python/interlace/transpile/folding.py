@@ -110,7 +110,7 @@ class MainFacts:
     written after their declaration."""
     rank_vars: dict = field(default_factory=dict)   # name -> call node
     size_vars: dict = field(default_factory=dict)   # name -> call node
-    const_candidates: set = field(default_factory=set)
+    const_candidates: set = field(default_factory=set)  # ids of never-written Decls
 
 
 class Specialiser:
@@ -158,8 +158,11 @@ class Specialiser:
         v = evaluate(node, env)
         if v is not None and not isinstance(node, c_ast.Constant):
             return make_const(v)
-        if isinstance(node, c_ast.UnaryOp) and node.op in ("sizeof", "&", "p++", "p--",
-                                                           "++", "--"):
+        if isinstance(node, c_ast.UnaryOp) and (
+                node.op == "sizeof" or (node.op in ("&", "p++", "p--", "++", "--")
+                                        and isinstance(node.expr, c_ast.ID))):
+            # sizeof(x) is x's type, not its value; &x and x++ need the variable
+            # (&a[rank] still gets its index folded below).
             return node
         if isinstance(node, c_ast.StructRef):
             node.name = self.fold(node.name, env)
@@ -283,7 +286,7 @@ class Specialiser:
                 d.init = self.fold(d.init)
         if d.name is None:
             return
-        if (d.name in self.facts.const_candidates and full is not None and is_int_decl(d)):
+        if id(d) in self.facts.const_candidates and full is not None and is_int_decl(d):
             self.scopes[-1][d.name] = (full, dep)
         else:
             self.scopes[-1][d.name] = None  # shadows any outer known name

@@ -1,0 +1,13 @@
+/* expect: MPI_Comm_split (not supported by the transpiler) */
+#include <mpi.h>
+
+int main(int argc, char **argv)
+{
+  int rank;
+  MPI_Comm half;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half); /* here */
+  MPI_Finalize();
+  return 0;
+}
