@@ -82,6 +82,12 @@ class Tools:
     def oshcc(self, source: str, *flags: str) -> Path:
         return self._build("interlace-oshcc", source, flags)
 
+    def interlace(self, *args: str) -> str:
+        """Runs an `interlace` subcommand (transpile, run --cluster, ...); paths shown short."""
+        shown_args = [shown(a) if isinstance(a, Path) else a for a in args]
+        return self._call([sys.executable, "-m", "interlace", *map(str, args)],
+                          shlex.join(["interlace", *shown_args]))
+
     def run(self, exe, *args: str, ranks: int | None = None) -> str:
         n = str(ranks or self.ranks)
         cmd = [sys.executable, "-m", "interlace", "run", "-n", n, str(exe), *args]

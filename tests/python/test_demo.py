@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks", "OMPIF"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks", "OMPIF", "ZRLMPI"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -135,3 +135,13 @@ def test_ompif_nbody(demo):
                         r"checksum \S+", lines[-2]), lines
     assert lines[-1] == ("the same as one distributed task spawned by a host on 3 devices "
                          "(broadcast the particles, gather them back): the same checksum"), lines
+
+
+def test_zrlmpi(demo):
+    lines = demo["ZRLMPI"]
+    assert lines[0].startswith("$ interlace transpile examples/jacobi2d/jacobi2d.c --cluster "), lines
+    assert re.fullmatch(r"2 variants \(cpu for ranks 0; \S+ for ranks 1-3\); expanded into sends "
+                        r"and receives: MPI_Gather x1, MPI_Scatter x1", lines[-3]), lines
+    assert re.fullmatch(r"Jacobi-2D 64x64: the original on 4 ranks and the transpiled job give "
+                        r"the same checksum \d+", lines[-2]), lines
+    assert lines[-1] == "the transpiled job over the reliable udp fabric: the same checksum", lines
