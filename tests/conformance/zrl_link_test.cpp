@@ -50,7 +50,10 @@ struct Sink : FrameSink {
   void on_frame(const FrameHeader& h, const std::byte* p) override {
     frames.push_back({h, std::vector<std::byte>(p, p + h.len)});
   }
-  void on_peer_lost(int, const std::string&) override { ADD_FAILURE() << "no peer is lost here"; }
+  std::vector<std::string> lost;
+  void on_peer_lost(int peer, const std::string& why) override {
+    lost.push_back(std::to_string(peer) + ": " + why);
+  }
 };
 
 std::vector<std::byte> header(uint32_t words, uint8_t call, uint8_t type, uint32_t dst = kSelf,
@@ -425,4 +428,42 @@ TEST_F(ZrlLinkTest, OversizedDataIsRefusedWithAnErrorPacket) {
   EXPECT_NE(err.find("4294967295 words from rank 1"), std::string::npos) << err;
   EXPECT_EQ(io.take_types(), (std::vector<int>{kZrlError}));
   EXPECT_EQ(step(), 0);
+}
+
+TEST_F(ZrlLinkTest, NodeSilentAfterTakingOurRequestIsReportedLost) {
+  const auto v = iota(4, 0);
+  step();
+  send_rts(v, 5);
+  feed(header(0, kZrlRecvInt, kZrlClearToSend));
+  for (int i = 0; i < 10; ++i) step(2.0);
+  EXPECT_TRUE(sink.lost.empty()) << "20 s of silence is not yet lost";
+  for (int i = 0; i < 10; ++i) step(2.0);
+  ASSERT_EQ(sink.lost.size(), 1u);
+  EXPECT_NE(sink.lost[0].find("ZRLMPI node rank 1 sent nothing for 30 s"), std::string::npos) << sink.lost[0];
+  EXPECT_EQ(send_rts(v, 6), Errc::lost_peer);
+  EXPECT_LT(link->next_deadline(), 0);
+}
+
+TEST_F(ZrlLinkTest, WaitingForClearToSendNeverGivesUp) {
+  // A ZRLMPI node answers only once its program calls MPI_Recv, maybe much later.
+  const auto v = iota(4, 0);
+  step();
+  send_rts(v, 5);
+  for (int i = 0; i < 100; ++i) step(2.0);
+  EXPECT_TRUE(sink.lost.empty());
+  feed(header(0, kZrlRecvInt, kZrlClearToSend));
+  feed(header(0, kZrlRecvInt, kZrlAck));
+  step();
+  ASSERT_EQ(sink.frames.size(), 1u);
+}
+
+TEST_F(ZrlLinkTest, LingersAfterADeliverySoADuplicateCanBeAcknowledged) {
+  EXPECT_FALSE(link->lingering(now_s()));
+  step();
+  feed(header(0, kZrlSendInt, kZrlSendRequest));
+  for (auto& d : data_datagrams(iota(4, 0), kZrlSendInt)) feed(d);
+  step();
+  const double now = now_s();
+  EXPECT_TRUE(link->lingering(now));
+  EXPECT_FALSE(link->lingering(now + 3.5));
 }

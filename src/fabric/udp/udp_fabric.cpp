@@ -337,6 +337,7 @@ void UdpFabric::flush_before_close() {
       if (p.life == Life::alive && !p.zrl && (!p.unacked.empty() || p.out.size() > p.out_head) &&
           now - p.last_heard < 1.0)
         pending = true;
+    if (zrl_ && zrl_->lingering(now)) pending = true;  // a ZRLMPI node may resend DATA
     if (!pending || now >= deadline) return;
     if (faults_) faults_->release(now);
     receive_all(nullptr);

@@ -26,6 +26,9 @@ constexpr double kMaxBackoffS = 1.6;
 // A DATA message larger than this is refused with an ERROR packet (its size field
 // would let a stranger make us allocate up to 16 GiB).
 constexpr size_t kMaxMessageBytes = size_t{1} << 30;
+// ZRLMPI's sender resends DATA 0.1, 1.1 and 2.1 s after the previous try (3.3 s in
+// all), then waits forever: how long a closing rank keeps re-acknowledging.
+constexpr double kLingerS = 3.4;
 
 struct RtsWire {  // p2p's rendezvous request payload (docs/wire.md, kind 2)
   uint64_t addr, bytes, cookie;
@@ -72,6 +75,7 @@ class Link final : public ZrlLink {
   void on_datagram(int peer, const std::byte* data, size_t len) override;
   int progress(FrameSink& sink, double now_s) override;
   double next_deadline() const override;
+  bool lingering(double now) const override { return now < linger_until_; }
 
  private:
   struct Peer {
@@ -80,6 +84,8 @@ class Link final : public ZrlLink {
     double o_due = -1, o_backoff = kZrlTimeoutS;
     int o_tries = 0;
     bool early_cts = false;  // a CLEAR_TO_SEND came while we had nothing to send
+    bool lost = false;       // reported lost: sends fail
+    double last_heard = 0;   // time of its last valid packet
 
     enum class In : uint8_t { idle, wait_data, reassemble } ist = In::idle;
     uint8_t in_call = kZrlSendInt;
@@ -115,6 +121,7 @@ class Link final : public ZrlLink {
   std::vector<Peer> peers_;
   double give_up_s_;
   double now_;
+  double linger_until_ = -1;
   std::deque<Delivery> deliveries_;
   std::deque<Event> events_;
 };
@@ -160,6 +167,7 @@ Errc Link::send(int peer, const FrameHeader& h, const void* payload, size_t len)
   if (m.bytes / 4 > UINT32_MAX) return refuse(peer, "a message of " + std::to_string(m.bytes) + " bytes is too large");
   if (m.eager) m.data = m.copy.data();
   Peer& p = peers_[peer];
+  if (p.lost) return Errc::lost_peer;
   p.out.push_back(std::move(m));
   if (p.ost == Peer::Out::idle) start_next(peer);
   return Errc::ok;
@@ -220,6 +228,7 @@ void Link::on_datagram(int peer, const std::byte* data, size_t len) {
     IL_LOG(error, "zrlmpi: dropping packet from rank " << peer << " (ZRLMPI node): " << fault);
     return;
   }
+  p.last_heard = now_;
   switch (h.type) {
     case kZrlSendRequest:
       if (p.ist == Peer::In::idle) {
@@ -308,6 +317,7 @@ void Link::complete_in(int peer, Peer& p) {
     IL_LOG(info, "zrlmpi: rank " << peer << " repeated its last DATA (" << p.buf.size()
                                  << " bytes); acknowledged again, not delivered twice");
     packet(peer, 0, static_cast<uint8_t>(p.in_call + 1), kZrlAck);
+    linger_until_ = interlace::now_s() + kLingerS;
     return;
   }
   p.have_last = true;
@@ -334,6 +344,7 @@ int Link::progress(FrameSink& sink, double now) {
     f.len = d.data.size();
     sink.on_frame(f, d.data.data());
     packet(d.peer, 0, static_cast<uint8_t>(d.call + 1), kZrlAck);
+    linger_until_ = interlace::now_s() + kLingerS;
     ++n;
   }
   while (!events_.empty()) {
@@ -351,6 +362,17 @@ int Link::progress(FrameSink& sink, double now) {
   for (size_t i = 0; i < peers_.size(); ++i) {
     Peer& p = peers_[i];
     const int peer = static_cast<int>(i);
+    if (p.ost == Peer::Out::wait_ack && now - p.last_heard > give_up_s_) {
+      // The node took our request, then fell silent: most likely it exited after
+      // its final ACK was lost (it does not linger). Fail instead of retrying forever.
+      p.lost = true;
+      p.ost = Peer::Out::idle;
+      p.out.clear();
+      sink.on_peer_lost(peer, "ZRLMPI node rank " + std::to_string(peer) + " sent nothing for " +
+                                  std::to_string(static_cast<int>(give_up_s_)) +
+                                  " s while our DATA waited for its ACK");
+      continue;
+    }
     if (p.ost != Peer::Out::idle && p.o_due >= 0 && now >= p.o_due) {
       // Resending DATA alone serves a node that waits for it; from the second
       // retry on the request goes first, for a node that never saw one.
