@@ -2,6 +2,7 @@
 // outgoing handshake (messages go one at a time, in order, as ZRLMPI's synchronous
 // sends do) and one incoming one. ZRLMPI's packets carry no sequence number, so the
 // states below are judged from packet types alone, the way ZRLMPI's library does.
+#include <algorithm>
 #include <cstring>
 #include <deque>
 #include <vector>
@@ -29,6 +30,11 @@ constexpr size_t kMaxMessageBytes = size_t{1} << 30;
 // ZRLMPI's sender resends DATA 0.1, 1.1 and 2.1 s after the previous try (3.3 s in
 // all), then waits forever: how long a closing rank keeps re-acknowledging.
 constexpr double kLingerS = 3.4;
+// First wait for an ACK: longer than the node's 100 ms receive timeout. A node that
+// missed part of our DATA then asks again with CLEAR_TO_SEND and gets DATA while it
+// listens afresh; ZRLMPI's receiver appends whatever arrives to a partial message, so
+// a resend that overtook its timeout would be stitched onto the old bytes.
+constexpr double kAckWaitS = 0.3;
 
 struct RtsWire {  // p2p's rendezvous request payload (docs/wire.md, kind 2)
   uint64_t addr, bytes, cookie;
@@ -201,7 +207,7 @@ void Link::start_next(int peer) {
   } else {
     p.ost = Peer::Out::wait_cts;
   }
-  p.o_backoff = kZrlTimeoutS;
+  p.o_backoff = p.ost == Peer::Out::wait_ack ? kAckWaitS : kZrlTimeoutS;
   p.o_due = now_ + p.o_backoff;
   p.o_tries = 0;
 }
@@ -247,6 +253,7 @@ void Link::on_datagram(int peer, const std::byte* data, size_t len) {
         // In wait_ack the node asks again: it timed out waiting for our DATA.
         send_data(peer, p.out.front());
         p.ost = Peer::Out::wait_ack;
+        p.o_backoff = std::max(p.o_backoff, kAckWaitS);
         p.o_due = now_ + p.o_backoff;
       } else {
         p.early_cts = true;
