@@ -176,11 +176,11 @@ TEST_F(ZrlLinkTest, LostDataDatagramIsResent) {
   send_rts(v, 9);
   feed(header(0, kZrlRecvInt, kZrlClearToSend));
   io.sent.clear();  // all three DATA datagrams "lost"
-  step(0.2);
-  EXPECT_TRUE(io.sent.empty()) << "the node's own 100 ms timeout and CLEAR_TO_SEND come first";
-  step(0.11);
+  step(2.2);
+  EXPECT_TRUE(io.sent.empty()) << "the node's own timeouts (up to 2.1 s) and CLEAR_TO_SEND come first";
+  step(0.31);
   EXPECT_EQ(io.take_types(), (std::vector<int>{kZrlData, 0, 0})) << "first retry: DATA alone";
-  step(0.61);
+  step(2.51);
   EXPECT_EQ(io.take_types(), (std::vector<int>{kZrlSendRequest, kZrlData, 0, 0}))
       << "later retries put a request first, for a node that never saw one";
   // The node, still waiting for DATA, asks again with CLEAR_TO_SEND: DATA goes at once.

@@ -106,18 +106,21 @@ def test_synchronous_send_to_the_node(bins):
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_loss_on_the_interlace_side(bins, seed):
-    # 20% of everything rank 0 sends is lost: CLEAR_TO_SEND, DATA datagrams, ACKs
-    # (a lost final ACK makes the node resend DATA, which rank 0 acknowledges again).
+    # 20% of everything rank 0 sends is lost: CLEAR_TO_SEND, DATA, ACKs (a lost final
+    # ACK makes the node resend DATA, which rank 0 acknowledges again). Messages *to*
+    # the node fit one datagram: ZRLMPI's receiver cannot recover a multi-datagram
+    # message from loss (docs/zrlmpi.md, Limits); messages from it may be large.
     faults = f"drop=0.2,seed={seed}"
-    assert_ok(run_job(bins, "echo", 3000, faults=faults), "echo", 3000)
+    assert_ok(run_job(bins, "echo", 300, faults=faults), "echo", 300)
     assert_ok(run_job(bins, "pingpong", 16, 15, faults=faults), "pingpong", 16)
+    assert_ok(run_job(bins, "send-large", 5000, faults=faults), "send-large", 5000)
 
 
 def test_corrupt_headers_from_the_node_are_dropped_and_logged(bins):
     r = run_job(bins, "corrupt", 100)
     assert_ok(r, "corrupt", 100)
     for fault in ["reserved byte 21 = 0x5a (must be 0x00)",
-                  "destination rank 41 is not this rank (0)",
+                  "destination rank 40 is not this rank (0)",
                   "packet type 9 is unknown (must be 1..5)"]:
         assert f"dropping packet from rank 1 (ZRLMPI node): {fault}" in r.stderr, r.stderr
 

@@ -13,11 +13,11 @@
  *   echo-float N      receive N floats, double each, send them back
  *   pingpong N ITERS  receive N ints and send them back, ITERS times
  *   send-large N      send N ints (value 3*i+1) to rank 0
- *   recv-check N      receive N ints and check they are 7*i
+ *   recv-check N      receive N ints and check they are 7*i (also: wrong-type N)
  *   corrupt N         send rank 0 three corrupt packets, then N ints (value i)
  * Environment (extensions for tests): ZRL_PEER_BASE_PORT replaces 2718;
- * ZRL_PEER_FLOAT_CALLS=1 makes float apps use MPI_SEND_FLOAT/MPI_RECV_FLOAT (as an
- * FPGA node may) instead of the CPU library's int calls.
+ * ZRL_PEER_FLOAT_CALLS=1 makes echo-float send with MPI_SEND_FLOAT (as an FPGA node
+ * may) instead of the CPU library's MPI_SEND_INT; it still receives int calls.
  * Exit status 0 and "zrl_peer: OK ..." on success. */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -258,7 +258,7 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; i++) v[i] += 1;
     zrl_send(v, n, 0, 0);
   } else if (strcmp(app[0], "echo-float") == 0) {
-    zrl_recv(f, n, 0, float_calls);
+    zrl_recv(f, n, 0, 0);  /* interlace, like ZRLMPI's CPU library, sends int calls */
     for (int i = 0; i < n; i++) f[i] *= 2.0f;
     zrl_send(f, n, 0, float_calls);
   } else if (strcmp(app[0], "pingpong") == 0) {
@@ -270,7 +270,7 @@ int main(int argc, char** argv) {
   } else if (strcmp(app[0], "send-large") == 0) {
     for (int i = 0; i < n; i++) v[i] = 3 * i + 1;
     zrl_send(v, n, 0, 0);
-  } else if (strcmp(app[0], "recv-check") == 0) {
+  } else if (strcmp(app[0], "recv-check") == 0 || strcmp(app[0], "wrong-type") == 0) {
     zrl_recv(v, n, 0, 0);
     for (int i = 0; i < n; i++)
       if (v[i] != 7 * i) {

@@ -30,11 +30,12 @@ constexpr size_t kMaxMessageBytes = size_t{1} << 30;
 // ZRLMPI's sender resends DATA 0.1, 1.1 and 2.1 s after the previous try (3.3 s in
 // all), then waits forever: how long a closing rank keeps re-acknowledging.
 constexpr double kLingerS = 3.4;
-// First wait for an ACK: longer than the node's 100 ms receive timeout. A node that
-// missed part of our DATA then asks again with CLEAR_TO_SEND and gets DATA while it
-// listens afresh; ZRLMPI's receiver appends whatever arrives to a partial message, so
-// a resend that overtook its timeout would be stitched onto the old bytes.
-constexpr double kAckWaitS = 0.3;
+// How long we wait for an ACK before resending DATA on our own: longer than the
+// node's longest finite DATA timeout (2.1 s). Until then a node that missed part of
+// our DATA times out, asks again with CLEAR_TO_SEND and gets DATA at once while it
+// listens afresh: ZRLMPI's receiver appends whatever arrives to a partial message,
+// so a resend that overtook its timeout would be stitched onto the old bytes.
+constexpr double kAckWaitS = 2.5;
 
 struct RtsWire {  // p2p's rendezvous request payload (docs/wire.md, kind 2)
   uint64_t addr, bytes, cookie;
@@ -207,8 +208,8 @@ void Link::start_next(int peer) {
   } else {
     p.ost = Peer::Out::wait_cts;
   }
-  p.o_backoff = p.ost == Peer::Out::wait_ack ? kAckWaitS : kZrlTimeoutS;
-  p.o_due = now_ + p.o_backoff;
+  p.o_backoff = kZrlTimeoutS;
+  p.o_due = now_ + (p.ost == Peer::Out::wait_ack ? kAckWaitS : p.o_backoff);
   p.o_tries = 0;
 }
 
@@ -253,8 +254,7 @@ void Link::on_datagram(int peer, const std::byte* data, size_t len) {
         // In wait_ack the node asks again: it timed out waiting for our DATA.
         send_data(peer, p.out.front());
         p.ost = Peer::Out::wait_ack;
-        p.o_backoff = std::max(p.o_backoff, kAckWaitS);
-        p.o_due = now_ + p.o_backoff;
+        p.o_due = now_ + kAckWaitS;
       } else {
         p.early_cts = true;
       }
@@ -388,7 +388,7 @@ int Link::progress(FrameSink& sink, double now) {
       if (p.ost == Peer::Out::wait_ack) send_data(peer, p.out.front());
       ++p.o_tries;
       p.o_backoff = std::min(p.o_backoff * 2, kMaxBackoffS);
-      p.o_due = now + p.o_backoff;
+      p.o_due = now + (p.ost == Peer::Out::wait_ack ? kAckWaitS : p.o_backoff);
     }
     if (p.ist != Peer::In::idle && p.i_due >= 0 && now >= p.i_due) {
       if (now - p.i_since > give_up_s_) {
