@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
     }
   } else if (strcmp(app, "send-large") == 0 || strcmp(app, "corrupt") == 0) {
     const int large = strcmp(app, "send-large") == 0;
+    if (!large) MPI_Send(&n, 1, MPI_INT, node, 0, MPI_COMM_WORLD);  /* "I am up" */
     MPI_Recv(v, n, MPI_INT, node, 0, MPI_COMM_WORLD, &st);
     for (int i = 0; i < n; i++) {
       const int want = large ? 3 * i + 1 : i;

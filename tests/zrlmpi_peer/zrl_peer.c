@@ -14,7 +14,7 @@
  *   pingpong N ITERS  receive N ints and send them back, ITERS times
  *   send-large N      send N ints (value 3*i+1) to rank 0
  *   recv-check N      receive N ints and check they are 7*i (also: wrong-type N)
- *   corrupt N         send rank 0 three corrupt packets, then N ints (value i)
+ *   corrupt N         receive 1 int, send rank 0 three corrupt packets, then N ints (value i)
  * Environment (extensions for tests): ZRL_PEER_BASE_PORT replaces 2718;
  * ZRL_PEER_FLOAT_CALLS=1 makes echo-float send with MPI_SEND_FLOAT (as an FPGA node
  * may) instead of the CPU library's MPI_SEND_INT; it still receives int calls.
@@ -278,6 +278,8 @@ int main(int argc, char** argv) {
         return 1;
       }
   } else if (strcmp(app[0], "corrupt") == 0) {
+    int32_t go;
+    zrl_recv(&go, 1, 0, 0);  /* rank 0 is up: the corrupt packets reach its socket */
     corrupt_packets(0);
     for (int i = 0; i < n; i++) v[i] = i;
     zrl_send(v, n, 0, 0);
