@@ -34,6 +34,7 @@ struct Call {
 Call begin(const Communicator& c, Kind k, Datatype dt, const Options& o) {
   const char* name = kind_name(k).data();
   Call call{&comm_state(c, name), {}, {}, name};
+  (*call.comm)->ctx().require_no_foreign((*call.comm)->world_of, name);
   if (static_cast<unsigned>(dt) >= static_cast<unsigned>(kDatatypeCount))
     throw_error(Errc::invalid_datatype, std::string(name) + ": datatype code " +
                                             std::to_string(static_cast<int>(dt)) + " is not a valid datatype");
@@ -401,7 +402,9 @@ Request ialltoallv(const Communicator& comm, const void* sendbuf, Counts sendcou
 
 Request start(const Communicator& comm, std::shared_ptr<Schedule> s, const std::string& label) {
   if (!s) throw_error(Errc::invalid_argument, "coll::start: the schedule is null");
-  return launch(comm_state(comm, "coll::start"), std::move(s), static_cast<Kind>(0), label);
+  const auto& cs = comm_state(comm, "coll::start");
+  cs->ctx().require_no_foreign(cs->world_of, "coll::start");
+  return launch(cs, std::move(s), static_cast<Kind>(0), label);
 }
 
 void copy(void* dst, const void* src, size_t count, Datatype dt) {

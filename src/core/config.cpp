@@ -5,6 +5,7 @@
 
 #include <sched.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cmath>
@@ -172,6 +173,26 @@ std::string log_level_from_env() {
   return v;
 }
 
+// "3,5,7": distinct non-negative ranks; empty means none.
+std::vector<int> parse_rank_list(const char* var, const std::string& v) {
+  std::vector<int> out;
+  size_t pos = 0;
+  while (pos <= v.size() && !v.empty()) {
+    size_t comma = v.find(',', pos);
+    std::string item = v.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const bool digits = !item.empty() && item.size() <= 9 &&
+                        item.find_first_not_of("0123456789") == std::string::npos;
+    if (!digits) bad(var, v, "comma-separated non-negative ranks ('" + item + "' is not one)");
+    const int r = std::stoi(item);
+    if (std::find(out.begin(), out.end(), r) != out.end())
+      bad(var, v, "distinct ranks (" + item + " is listed twice)");
+    out.push_back(r);
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  return out;
+}
+
 Config Config::from_env() {
   Config c;
   if (const char* v = env_value("INTERLACE_FABRIC")) {
@@ -225,10 +246,13 @@ Config Config::from_env() {
   }
   if (const char* v = env_value("INTERLACE_COLL_CHECK")) c.coll_check = parse_bool("INTERLACE_COLL_CHECK", v);
   c.task_workers = task_workers_from_env();
+  if (const char* v = env_value("INTERLACE_ZRLMPI_RANKS")) c.zrlmpi_ranks = parse_rank_list("INTERLACE_ZRLMPI_RANKS", v);
   return c;
 }
 
 std::map<std::string, std::string> Config::describe() const {
+  std::string zrl;
+  for (int r : zrlmpi_ranks) zrl += (zrl.empty() ? "" : ",") + std::to_string(r);
   return {
       {"INTERLACE_FABRIC", fabric},
       {"INTERLACE_EAGER_LIMIT", std::to_string(eager_limit)},
@@ -249,6 +273,7 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_COLL_CHECK", coll_check ? "1" : "0"},
       {"INTERLACE_TASK_WORKERS", task_workers > 0 ? std::to_string(task_workers)
                                  : "auto (" + std::to_string(usable_cpus()) + ")"},
+      {"INTERLACE_ZRLMPI_RANKS", zrl.empty() ? "(none)" : zrl},
   };
 }
 

@@ -19,6 +19,15 @@ namespace {
 // add and a barrier) at start-up.
 std::string choose_fabric(const Config& cfg, const bootstrap::Environment& env,
                           bootstrap::Store& store) {
+  // ZRLMPI nodes never join the store; only the udp fabric speaks their packets.
+  if (!cfg.zrlmpi_ranks.empty()) {
+    if (cfg.fabric != "auto" && cfg.fabric != "udp")
+      throw_error(Errc::invalid_argument, "INTERLACE_ZRLMPI_RANKS needs the udp fabric (INTERLACE_FABRIC=" +
+                                              cfg.fabric + " cannot reach ZRLMPI nodes)");
+    if (!fabric::registry().find("udp"))
+      throw_error(Errc::unsupported, "INTERLACE_ZRLMPI_RANKS needs the udp fabric, which is not built in");
+    return "udp";
+  }
   const fabric::Registry& reg = fabric::registry();
   if (cfg.fabric != "auto") {
     if (!reg.find(cfg.fabric))
@@ -80,6 +89,18 @@ Context::Context(ContextOptions opts)
   log::Level lvl;
   if (log::parse_level(config_.log_level, &lvl)) log::set_level(lvl);
   log::set_rank(rank_);
+  if (!config_.zrlmpi_ranks.empty()) {
+    foreign_.assign(size_, 0);
+    for (int r : config_.zrlmpi_ranks) {
+      if (r >= size_)
+        throw_error(Errc::invalid_argument, "INTERLACE_ZRLMPI_RANKS lists rank " + std::to_string(r) +
+                                                ", outside the job of " + std::to_string(size_) + " ranks");
+      if (r == rank_)
+        throw_error(Errc::invalid_argument, "INTERLACE_ZRLMPI_RANKS lists rank " + std::to_string(r) +
+                                                ", which is this interlace process");
+      foreign_[r] = 1;
+    }
+  }
   if (!store_) store_ = bootstrap::open_store(env_.store_url, env_.secret, config_.connect_timeout_s);
 
   fabric::FabricInit init;
@@ -99,6 +120,15 @@ Context::Context(ContextOptions opts)
   lost_.assign(size_, 0);
   watched_.assign(size_, 0);
   if (config_.progress == ProgressMode::thread) start_progress_thread();
+}
+
+void Context::require_no_foreign(const std::vector<int>& worlds, const std::string& what) const {
+  if (foreign_.empty()) return;
+  for (int w : worlds)
+    if (foreign(w))
+      throw_error(Errc::unsupported, what + ": rank " + std::to_string(w) +
+                                         " is a ZRLMPI node: only MPI_Send/MPI_Recv of 4-byte types reach it; "
+                                         "expand collectives with `interlace transpile`");
 }
 
 void Context::start_progress_thread() {

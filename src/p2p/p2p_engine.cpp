@@ -182,12 +182,13 @@ void P2pEngine::begin_rendezvous_recv(RequestImpl* r, int src, int tag, const Rt
 void P2pEngine::start_recv(RequestImpl* r) {
   CommQueues& q = queues(r->comm_id);
   for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it) {
-    if (!matches(r, it->src, it->tag)) continue;
+    const int tag = effective_tag(r, it->tag, it->any_tag);
+    if (!matches(r, it->src, tag)) continue;
     Unexpected u = std::move(*it);
     q.unexpected.erase(it);
     if (u.kind == fabric::kKindP2pEager) {
       unexpected_bytes_ -= charge(u.data.size());
-      deliver_eager(r, u.src, u.tag, u.data.data(), u.data.size());
+      deliver_eager(r, u.src, tag, u.data.data(), u.data.size());
     } else {
       begin_rendezvous_recv(r, u.src, u.tag, u.rts);
     }
@@ -207,12 +208,12 @@ void P2pEngine::start_recv(RequestImpl* r) {
 bool P2pEngine::probe(const CommState& c, int source_world, int tag, Status* st, bool raise_if_lost) {
   CommQueues& q = queues(c.id);
   for (const Unexpected& u : q.unexpected) {
-    if ((source_world != ANY_SOURCE && u.src != source_world) ||
-        !(u.tag == tag || (tag == ANY_TAG && u.tag >= 0)))
-      continue;
+    const bool tag_ok = u.any_tag ? tag >= 0 || tag == ANY_TAG
+                                  : u.tag == tag || (tag == ANY_TAG && u.tag >= 0);
+    if ((source_world != ANY_SOURCE && u.src != source_world) || !tag_ok) continue;
     if (st) {
       st->source = c.rank_of_world[u.src];
-      st->tag = u.tag;
+      st->tag = u.any_tag ? (tag == ANY_TAG ? 0 : tag) : u.tag;
       st->bytes = u.kind == fabric::kKindP2pEager ? u.data.size() : u.rts.bytes;
       st->error = Errc::ok;
     }
@@ -249,17 +250,20 @@ void P2pEngine::on_eager(void* self, const FrameHeader& h, const std::byte* p) {
   auto* e = static_cast<P2pEngine*>(self);
   CommQueues& q = e->queues(h.comm);
   const int src = static_cast<int>(h.src);
+  const bool any_tag = (h.flags & fabric::kFlagP2pAnyTag) != 0;
   for (auto it = q.posted.begin(); it != q.posted.end(); ++it) {
     RequestImpl* r = *it;
-    if (!matches(r, src, h.tag)) continue;
+    const int tag = effective_tag(r, h.tag, any_tag);
+    if (!matches(r, src, tag)) continue;
     if (it == q.posted.begin()) q.posted.pop_front(); else q.posted.erase(it);
-    e->deliver_eager(r, src, h.tag, p, h.len);
+    e->deliver_eager(r, src, tag, p, h.len);
     e->release(r);
     return;
   }
   Unexpected u;
   u.src = src;
   u.tag = h.tag;
+  u.any_tag = any_tag;
   u.kind = fabric::kKindP2pEager;
   u.data.assign(p, p + h.len);
   q.unexpected.push_back(std::move(u));

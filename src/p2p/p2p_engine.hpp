@@ -60,6 +60,7 @@ struct Unexpected {
   int src = 0;                      // world rank
   int tag = 0;
   uint8_t kind = 0;                 // kKindP2pEager or kKindP2pRts
+  bool any_tag = false;             // from a peer without tags (fabric::kFlagP2pAnyTag)
   RtsInfo rts{};
   std::vector<std::byte> data;      // eager payload
 };
@@ -98,7 +99,9 @@ class P2pEngine {
   // Sends to self are exempt: one thread both sends and receives, so nothing outpaces
   // anything, and a rendezvous send to self before the receive could never complete.
   bool eager_ok(int peer_world, size_t bytes) const {
-    return bytes <= eager_max_ &&
+    // A ZRLMPI node (docs/zrlmpi.md) gets every message by rendezvous, which the
+    // udp fabric's link maps onto its handshake: the send completes on its ACK.
+    return bytes <= eager_max_ && !ctx_.foreign(peer_world) &&
            (credit_[peer_world] >= static_cast<int64_t>(charge(bytes)) || peer_world == ctx_.rank());
   }
   // One eager frame, no request (blocking sends of small messages). Callers check
@@ -147,6 +150,12 @@ class P2pEngine {
   CommQueues& queues(uint64_t comm);
   static bool matches(const RequestImpl* r, int src, int tag) {
     return (r->peer == ANY_SOURCE || r->peer == src) && (r->tag == tag || (r->tag == ANY_TAG && tag >= 0));
+  }
+  // A message from a peer whose wire has no tags (ZRLMPI) takes the tag of the receive
+  // it meets: any user tag (0 for ANY_TAG), never internal traffic's negative ones.
+  static int effective_tag(const RequestImpl* r, int tag, bool any_tag) {
+    if (!any_tag) return tag;
+    return r->tag == ANY_TAG ? 0 : r->tag >= 0 ? r->tag : INT32_MIN;
   }
   void deliver_eager(RequestImpl* r, int src, int tag, const std::byte* p, size_t len);
   void return_credit(int src, size_t len);

@@ -68,6 +68,7 @@ Communicator Communicator::split(int color, int key) const {
   if (color < 0 && color != UNDEFINED)
     throw_error(Errc::invalid_argument, "split: color " + std::to_string(color) +
                                             " is negative (use UNDEFINED to opt out)");
+  c.ctx().require_no_foreign(c.world_of, "communicator creation (split)");
   const int n = c.size();
   int32_t mine[2] = {color, key};
   std::vector<int64_t> reply;

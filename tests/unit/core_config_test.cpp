@@ -16,7 +16,8 @@ const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_S
                        "INTERLACE_SHM_SINGLE_COPY", "INTERLACE_SPIN", "INTERLACE_YIELD", "INTERLACE_PROGRESS",
                        "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
                        "INTERLACE_TCP_ADDR", "INTERLACE_LOG", "INTERLACE_COLL", "INTERLACE_COLL_SEGMENT",
-                       "INTERLACE_COLL_CHECK", "INTERLACE_EAGER_CREDIT", "INTERLACE_TASK_WORKERS"};
+                       "INTERLACE_COLL_CHECK", "INTERLACE_EAGER_CREDIT", "INTERLACE_TASK_WORKERS",
+                       "INTERLACE_ZRLMPI_RANKS"};
 
 // Clears every variable before and after each test so tests do not leak settings.
 class CoreConfig : public ::testing::Test {
@@ -119,6 +120,16 @@ TEST_F(CoreConfig, ReadsEveryVariable) {
   EXPECT_EQ(d["INTERLACE_SHM_SINGLE_COPY"], "0");
   EXPECT_EQ(d["INTERLACE_TIMEOUT"], "2.5");
   EXPECT_EQ(d["INTERLACE_TASK_WORKERS"], "3");
+}
+
+TEST_F(CoreConfig, ZrlmpiRanks) {
+  EXPECT_TRUE(Config::from_env().zrlmpi_ranks.empty());
+  EXPECT_EQ(Config::from_env().describe()["INTERLACE_ZRLMPI_RANKS"], "(none)");
+  setenv("INTERLACE_ZRLMPI_RANKS", "3,1,7", 1);
+  Config c = Config::from_env();
+  EXPECT_EQ(c.zrlmpi_ranks, (std::vector<int>{3, 1, 7}));
+  EXPECT_EQ(c.describe()["INTERLACE_ZRLMPI_RANKS"], "3,1,7");
+  for (const char* bad : {"1,,2", "a", "1,-2", "2,2", "1, 2", ","}) expect_bad("INTERLACE_ZRLMPI_RANKS", bad);
 }
 
 TEST_F(CoreConfig, BadValuesNameVariableAndValue) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace interlace {
 
@@ -49,6 +50,10 @@ struct Config {
   // INTERLACE_TASK_WORKERS: task executor workers (docs/tasks.md); 0 = the CPUs this
   // process may use (sched_getaffinity).
   int task_workers = 0;
+  // INTERLACE_ZRLMPI_RANKS: world ranks that are ZRLMPI nodes started outside interlace
+  // (docs/zrlmpi.md): start-up waits for none of them, only point-to-point messages of
+  // 4-byte elements reach them. Syntax checked here; the engine checks rank < size.
+  std::vector<int> zrlmpi_ranks;
 
   // Reads the process environment; throws Error(invalid_argument) on bad values.
   static Config from_env();

@@ -66,6 +66,15 @@ class Context final : private fabric::FrameSink {
   int rank() const noexcept { return rank_; }
   int size() const noexcept { return size_; }
   const Config& config() const noexcept { return config_; }
+  // A world rank listed in INTERLACE_ZRLMPI_RANKS: a ZRLMPI node, not an interlace
+  // process (docs/zrlmpi.md). Start-up waits for none of them; only p2p reaches them.
+  bool foreign(int world) const noexcept {
+    return world >= 0 && world < size_ && !foreign_.empty() && foreign_[world];
+  }
+  int foreign_count() const noexcept { return static_cast<int>(config_.zrlmpi_ranks.size()); }
+  // Raises unsupported naming the first ZRLMPI node among `worlds` (world ranks):
+  // `what` ("MPI_Bcast", "split") cannot involve one.
+  void require_no_foreign(const std::vector<int>& worlds, const std::string& what) const;
   const bootstrap::Environment& environment() const noexcept { return env_; }
   fabric::Fabric& fabric() noexcept { return *fabric_; }
   bootstrap::Store& store() noexcept { return *store_; }
@@ -176,6 +185,7 @@ class Context final : private fabric::FrameSink {
   size_t backlog_frames_ = 0;
   size_t backlog_bytes_ = 0;
   std::vector<uint8_t> lost_;
+  std::vector<uint8_t> foreign_;
   std::vector<uint8_t> watched_;
   int busy_ = 0;
   int spin_rounds_ = 2000, yield_rounds_ = 0;  // resolved from config (auto: by crowding)

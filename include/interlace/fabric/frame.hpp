@@ -26,6 +26,10 @@ enum FrameKind : uint8_t {
   kKindCount = 128,
 };
 
+// P2pEager flag: the message came from a peer whose wire carries no tag (a ZRLMPI
+// node, docs/zrlmpi.md); it matches a receive with any non-negative tag.
+inline constexpr uint8_t kFlagP2pAnyTag = 0x01;
+
 struct FrameHeader {
   uint16_t magic = kFrameMagic;
   uint8_t version = kWireVersion;

@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "compat/mpi/mpi_core.hpp"
+#include "interlace/engine/context.hpp"
 
 namespace interlace::mpi {
 namespace {
@@ -14,12 +15,27 @@ struct Checked {
   const TypeObj* t;
 };
 
+// ZRLMPI counts 32-bit words and knows MPI_INT and MPI_FLOAT (docs/zrlmpi.md): a
+// message to one of its nodes must consist of 4-byte elements.
+void check_zrlmpi_type(const Communicator& c, int dest, const TypeObj& t) {
+  const interlace::engine::Context& ctx = state().rt.context();
+  if (ctx.foreign_count() == 0) return;
+  const int w = c.world_rank_of(dest);
+  if (!ctx.foreign(w)) return;
+  const TypeObj& b = t.basic != MPI_DATATYPE_NULL ? type_obj(t.basic) : t;
+  if (b.predefined && b.size == 4 && b.core) return;
+  raise(MPI_ERR_TYPE, "datatype " + t.name + " cannot go to rank " + std::to_string(dest) + " (world rank " +
+                          std::to_string(w) + "), a ZRLMPI node: only 4-byte types (MPI_INT, MPI_FLOAT, ...) "
+                          "reach it, as ZRLMPI counts 32-bit words");
+}
+
 Checked check_send(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
   const Communicator& c = comm_of(comm);
   check_count(count, "count");
   const TypeObj& t = type_obj(dt);
   check_peer(c, dest, "dest", false);
   check_tag(tag, false);
+  if (dest != MPI_PROC_NULL) check_zrlmpi_type(c, dest, t);
   return {&c, &t};
 }
 

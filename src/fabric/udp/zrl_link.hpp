@@ -47,6 +47,11 @@ class ZrlLink {
   virtual int progress(FrameSink& sink, double now_s) = 0;
   // Monotonic time of the next timer (for Fabric::wait), or a negative value if none.
   virtual double next_deadline() const = 0;
+  // True until ~3.4 s after the last message delivered from a ZRLMPI node: its
+  // library resends DATA if our ACK was lost (after 0.1, 1.1 and 2.1 s) and then
+  // waits forever, so a closing fabric keeps reading (on_datagram re-acknowledges
+  // such duplicates by itself) until this turns false.
+  virtual bool lingering(double now_s) const = 0;
 };
 
 // `zrl_peers[r]` is true when rank r is a ZRLMPI node.
