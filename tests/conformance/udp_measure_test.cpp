@@ -3,7 +3,8 @@
 // per mode, window and injected loss. Disabled: it times things, so it is run by
 // hand, never as a pass/fail test:
 //   conformance_tests --gtest_also_run_disabled_tests --gtest_filter='UdpMeasure.*'
-//   (UDP_MEASURE="sr:32,gbn:4" and UDP_MEASURE_LOSS="0,0.1" pick the grid)
+//   (UDP_MEASURE="sr:32,gbn:4", UDP_MEASURE_LOSS="0,0.1" and UDP_MEASURE_MB=32
+//   pick the grid and the bytes per bandwidth point)
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
@@ -46,7 +47,10 @@ double latency_us(Job& job, int rounds) {
     }
   });
   std::sort(rtt.begin(), rtt.end());
-  return rtt.empty() ? -1 : rtt[rtt.size() / 2];
+  if (rtt.empty()) return -1;
+  std::printf("  round trips (us): p10 %.1f p50 %.1f p90 %.1f p99 %.1f\n", rtt[rtt.size() / 10],
+              rtt[rtt.size() / 2], rtt[rtt.size() * 9 / 10], rtt[rtt.size() * 99 / 100]);
+  return rtt[rtt.size() / 2];
 }
 
 // One-way goodput of `total` bytes in `frame`-byte frames, MB/s.
@@ -82,6 +86,7 @@ double bandwidth_mbs(Job& job, size_t total, size_t frame) {
 TEST(UdpMeasure, DISABLED_ModesWindowsAndLoss) {
   const auto configs = split(env_or("UDP_MEASURE", "gbn:4,gbn:32,sr:4,sr:32,sr:64"), ',');
   const auto losses = split(env_or("UDP_MEASURE_LOSS", "0,0.1"), ',');
+  const size_t total = static_cast<size_t>(std::stoul(env_or("UDP_MEASURE_MB", "32"))) << 20;
   std::printf("%-8s %6s %6s %12s %14s %14s\n", "mode", "window", "loss", "latency_us",
               "bw_64KiB_MBs", "bw_1MiB_MBs");
   for (const std::string& loss : losses) {
@@ -96,10 +101,10 @@ TEST(UdpMeasure, DISABLED_ModesWindowsAndLoss) {
       const double lat = latency_us(job, 2000);
       Job job2;
       ASSERT_TRUE(job2.make("udp", 2));
-      const double bw64 = bandwidth_mbs(job2, 64u << 20, 64u << 10);
+      const double bw64 = bandwidth_mbs(job2, total, 64u << 10);
       Job job3;
       ASSERT_TRUE(job3.make("udp", 2));
-      const double bw1m = bandwidth_mbs(job3, 64u << 20, 1u << 20);
+      const double bw1m = bandwidth_mbs(job3, total, 1u << 20);
       std::printf("%-8s %6s %6s %12.1f %14.1f %14.1f\n", mw[0].c_str(), mw[1].c_str(), loss.c_str(),
                   lat, bw64, bw1m);
       std::fflush(stdout);

@@ -250,7 +250,7 @@ Errc UdpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
     p.watched = true;
     p.last_heard = std::max(p.last_heard, now);
   }
-  if (total > kHandshakeBytes)
+  if (needs_handshake(total))
     p.marks.push_back(LargeMark{p.out_off + (p.out.size() - p.out_head), total, p.next_mark_id++});
   enqueue(p, &wire, sizeof wire);
   if (len) enqueue(p, payload, len);

@@ -25,10 +25,14 @@
 namespace interlace::fabric::udp {
 
 inline constexpr size_t kMaxPayload = 4ull << 20;
-inline constexpr size_t kHandshakeBytes = 64 * 1024;  // frames above this ask first
+// Frames with more payload than this ask first (an eager 64 KiB message does not).
+inline constexpr size_t kHandshakeBytes = 64 * 1024;
+inline constexpr bool needs_handshake(size_t frame_bytes) {
+  return frame_bytes > kHandshakeBytes + sizeof(FrameHeader);
+}
 inline constexpr size_t kRecvBudget = 16ull << 20;    // granted large frames, all peers
 inline constexpr size_t kOutQueueBound = 4ull << 20;  // per peer, then would_block
-inline constexpr double kMinRtoS = 0.004, kMaxRtoS = 1.0, kInitialRtoS = 0.05;
+inline constexpr double kMinRtoS = 0.001, kMaxRtoS = 1.0, kInitialRtoS = 0.05;
 inline constexpr double kCloseFlushS = 5.0;
 inline constexpr uint32_t kRecvAhead = kMaxWindow;    // sr: buffered beyond a hole
 // sr: acks carry a bitmap of this many datagrams past the cumulative point, and a

@@ -243,7 +243,7 @@ int UdpFabric::deliver(int peer, FrameSink* sink) {
     p.in_head += total;
     if (sink) sink->on_frame(h, p.in.data() + at + sizeof h);
     ++delivered;
-    if (total > kHandshakeBytes) release_reservation(peer);
+    if (needs_handshake(total)) release_reservation(peer);
   }
   if (p.in_head == p.in.size()) {
     p.in.clear();
@@ -288,7 +288,9 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
     }
     // Fast retransmit: three later datagrams arrived, so this one is most likely
     // lost; once per round trip, not on every ack.
-    const double guard = std::max(kMinRtoS, p.srtt > 0 ? p.srtt : kMinRtoS);
+    // The guard is a round trip: acks sent before a resent datagram arrived must not
+    // trigger it again.
+    const double guard = p.srtt > 0 ? p.srtt : kInitialRtoS;
     for (OutDgram& d : p.unacked) {
       if (!after(highest, d.seq + 2)) break;
       if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now, false);
