@@ -152,6 +152,7 @@ TEST(UdpSecurity, BadSettingsAreErrorsNamingTheValue) {
       {"INTERLACE_UDP_PEERS", "127.0.0.1", "1 entries but the job has 2"},
       {"INTERLACE_UDP_PEERS", "127.0.0.1:99999,127.0.0.1", "bad port"},
       {"INTERLACE_ZRLMPI_RANKS", "7", "INTERLACE_ZRLMPI_RANKS"},
+      {"INTERLACE_ZRLMPI_RANKS", "1", "needs INTERLACE_UDP_PEERS"},
   };
   auto store = interlace::bootstrap::shared_memory_store();
   for (const auto& [var, value, expect] : cases) {
