@@ -103,6 +103,7 @@ class UdpFabric final : public Fabric, private ZrlIo {
     std::deque<OutDgram> unacked;
     size_t unacked_bytes = 0;
     size_t sacked = 0;  // of unacked
+    uint32_t probed = UINT32_MAX;  // the datagram a tail loss probe last resent
     uint32_t next_seq = 0;
     double srtt = -1, rttvar = 0, rto = kInitialRtoS;
     // Receiving.
@@ -151,6 +152,7 @@ class UdpFabric final : public Fabric, private ZrlIo {
   int peer_of(const sockaddr_in& from) const;
   void reject(const sockaddr_in& from, const std::string& why);
   double rto_now(const Peer& p, int timeouts) const;
+  double probe_timeout(const Peer& p) const;
   bool socket_readable() const;
 
   int rank_, size_;

@@ -80,6 +80,10 @@ void UdpFabric::wake() {
   (void)r;
 }
 
+double UdpFabric::probe_timeout(const Peer& p) const {
+  return std::max(2 * (p.srtt > 0 ? p.srtt : kInitialRtoS), 2e-4);
+}
+
 double UdpFabric::next_deadline(double now) const {
   double best = -1;
   auto take = [&](double t) {
@@ -94,6 +98,9 @@ double UdpFabric::next_deadline(double now) const {
     else
       for (const OutDgram& d : p.unacked)
         if (!d.sacked) take(d.due);
+    if (opt_.mode == Mode::sr && !p.unacked.empty() && p.out.size() == p.out_head &&
+        !p.unacked.back().sacked && p.unacked.back().seq != p.probed)
+      take(p.unacked.back().sent_at + probe_timeout(p));
     const bool blocked = !p.marks.empty() && !p.marks.front().granted &&
                          p.marks.front().off == p.out_off;
     if (blocked) take(p.marks.front().req_due);
@@ -286,13 +293,13 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
         highest = d.seq;
       }
     }
-    // Fast retransmit: three later datagrams arrived, so this one is most likely
-    // lost; once per round trip, not on every ack.
-    // The guard is a round trip: acks sent before a resent datagram arrived must not
-    // trigger it again.
-    const double guard = p.srtt > 0 ? p.srtt : kInitialRtoS;
+    // Fast retransmit: a later datagram arrived and this one, sent more than a round
+    // trip ago (with a quarter to spare for reordering), did not: most likely lost.
+    // The same guard keeps acks sent before a resent datagram arrived from
+    // resending it again.
+    const double guard = 1.25 * (p.srtt > 0 ? p.srtt : kInitialRtoS);
     for (OutDgram& d : p.unacked) {
-      if (!after(highest, d.seq + 2)) break;
+      if (!after(highest, d.seq)) break;
       if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now, false);
     }
   }
@@ -406,6 +413,17 @@ void UdpFabric::service_timers(double now) {
       }
     }
     if (p.out.size() > p.out_head) pump_out(static_cast<int>(i), now);
+    // Tail loss probe (sr): when nothing new follows, a lost datagram at the end of
+    // a burst has no later ones to reveal it, and would wait for its timer. Resending
+    // the newest one after two round trips draws an ack that shows the holes.
+    if (opt_.mode == Mode::sr && !p.unacked.empty() && p.out.size() == p.out_head) {
+      OutDgram& tail = p.unacked.back();
+      const double pto = probe_timeout(p);
+      if (!tail.sacked && tail.seq != p.probed && now - tail.sent_at > pto && now < tail.due) {
+        p.probed = tail.seq;
+        retransmit(p, tail, now, false);
+      }
+    }
     if (!p.watched && p.unacked.empty()) continue;
     const double silent = now - p.last_heard;
     if (silent > opt_.peer_timeout_s) {
