@@ -76,8 +76,13 @@ def cmd_info(argv: list[str]) -> int:
         for var, default, meaning in options:
             print(f"    {var} (default {default}): {meaning}")
     print("configuration (INTERLACE_* in effect):")
-    for k in sorted(cfg):
-        print(f"  {k}={cfg[k]}")
+    # Fabric options the backends read themselves (not core's Config): their value
+    # when set, else the registry's default.
+    fabric_opts = {var: os.environ.get(var) or default
+                   for _n, _s, _m, options in _core.fabric_registry()
+                   for var, default, _meaning in options if var not in cfg}
+    for k in sorted({**cfg, **fabric_opts}):
+        print(f"  {k}={cfg[k] if k in cfg else fabric_opts[k]}")
     launcher = _core.launcher_variables()
     print("set by the launcher for each rank (docs/configuration.md):")
     for k in sorted(launcher):
@@ -86,7 +91,7 @@ def cmd_info(argv: list[str]) -> int:
     for k in sorted(TOOL_VARIABLES):
         print(f"  {k}={_shown(k)}  # {TOOL_VARIABLES[k]}")
     # Anything else is not an interlace variable: most likely a typo.
-    known = set(cfg) | set(launcher) | set(TOOL_VARIABLES)
+    known = set(cfg) | set(fabric_opts) | set(launcher) | set(TOOL_VARIABLES)
     others = sorted(k for k in os.environ if k.startswith("INTERLACE_") and k not in known)
     if others:
         print("unknown INTERLACE_* in the environment (typos?):")

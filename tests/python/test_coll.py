@@ -26,6 +26,7 @@ def _check_binary() -> Path:
 @pytest.mark.parametrize("n,fabric,extra", [
     (1, "shm", ()), (2, "shm", ()), (3, "shm", ()), (5, "shm", ()), (8, "shm", ()),
     (3, "tcp", ()), (4, "tcp", ()), (3, "shm", ("--big",)), (2, "tcp", ("--big",)),
+    (4, "udp", ()), (2, "udp", ("--big",)),
 ])
 def test_cpp_battery(n, fabric, extra):
     r = run_interlace("run", "-n", n, "--fabric", fabric, "--timeout", 120, _check_binary(), *extra,

@@ -41,7 +41,7 @@ def expect_ok(r, text):
 
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("n,fabric", [(1, "shm"), (2, "shm"), (3, "shm"), (4, "shm"), (2, "tcp"),
-                                      (3, "tcp")])
+                                      (3, "tcp"), (3, "udp")])
 def test_smi_c_api_battery(n, fabric):
     r = run("-n", n, "--fabric", fabric, built("tests", "multiproc", "smi_check"))
     expect_ok(r, f"smi_check OK on {n} ranks (battery)")

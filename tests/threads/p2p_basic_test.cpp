@@ -12,12 +12,12 @@ using namespace interlace;
 
 namespace {
 
-// Fabric variants: shm with single copy, shm copying through frames, tcp.
+// Fabric variants: shm with single copy, shm copying through frames, tcp, udp.
 struct Variant {
   const char* fabric;
   const char* single_copy;
 };
-const Variant kVariants[] = {{"shm", "1"}, {"shm", "0"}, {"tcp", "1"}};
+const Variant kVariants[] = {{"shm", "1"}, {"shm", "0"}, {"tcp", "1"}, {"udp", "1"}};
 
 class P2p : public ::testing::TestWithParam<int> {
  protected:
@@ -264,7 +264,7 @@ TEST_P(P2p, SelfCommunicatorAndSelfSend) {
   });
 }
 
-INSTANTIATE_TEST_SUITE_P(Fabrics, P2p, ::testing::Values(0, 1, 2),
+INSTANTIATE_TEST_SUITE_P(Fabrics, P2p, ::testing::Values(0, 1, 2, 3),
                          [](const auto& info) {
                            const Variant& v = kVariants[info.param];
                            return std::string(v.fabric) + (v.single_copy[0] == '1' ? "" : "_copy");

@@ -25,12 +25,26 @@
 namespace interlace::fabric::udp {
 
 inline constexpr size_t kMaxPayload = 4ull << 20;
-inline constexpr size_t kHandshakeBytes = 64 * 1024;  // frames above this ask first
+// Frames with more payload than this ask first (an eager 64 KiB message does not).
+inline constexpr size_t kHandshakeBytes = 64 * 1024;
+inline constexpr bool needs_handshake(size_t frame_bytes) {
+  return frame_bytes > kHandshakeBytes + sizeof(FrameHeader);
+}
 inline constexpr size_t kRecvBudget = 16ull << 20;    // granted large frames, all peers
 inline constexpr size_t kOutQueueBound = 4ull << 20;  // per peer, then would_block
-inline constexpr double kMinRtoS = 0.004, kMaxRtoS = 1.0, kInitialRtoS = 0.05;
+inline constexpr double kMinRtoS = 0.001, kMaxRtoS = 1.0, kInitialRtoS = 0.05;
 inline constexpr double kCloseFlushS = 5.0;
 inline constexpr uint32_t kRecvAhead = kMaxWindow;    // sr: buffered beyond a hole
+// sr: acks carry a bitmap of this many datagrams past the cumulative point, and a
+// sender keeps sending past a hole (up to 4 windows, within the bitmap) while it is
+// repaired; otherwise one loss per window stalls the link for a timeout.
+inline constexpr uint32_t kSackBits = 256;
+
+// Sequence numbers wrap: compare them relative to each other (they are always
+// within kRecvAhead of one another where compared).
+struct SeqLess {
+  bool operator()(uint32_t a, uint32_t b) const noexcept { return static_cast<int32_t>(a - b) < 0; }
+};
 
 class UdpFabric final : public Fabric, private ZrlIo {
  public:
@@ -51,6 +65,10 @@ class UdpFabric final : public Fabric, private ZrlIo {
 
   const std::string& endpoint() const noexcept { return endpoint_; }
   size_t payload_per_datagram() const noexcept { return dgram_payload_; }
+  // For tests: datagrams awaiting acknowledgement plus stream bytes not yet cut,
+  // over all peers; datagrams dropped as foreign or malformed.
+  size_t in_flight() const noexcept;
+  uint64_t rejected() const noexcept { return rejected_; }
 
  private:
   enum class Life { alive, lost };
@@ -58,7 +76,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
     uint32_t seq;
     std::vector<std::byte> bytes;  // header included
     double sent_at, due;
-    int sends = 1;
+    int sends = 1;     // Karn: a resent datagram gives no RTT sample
+    int timeouts = 0;  // its own timer fired this often: the back-off exponent
     bool sacked = false;
   };
   struct LargeMark {
@@ -83,12 +102,13 @@ class UdpFabric final : public Fabric, private ZrlIo {
     uint32_t next_mark_id = 0;
     std::deque<OutDgram> unacked;
     size_t unacked_bytes = 0;
+    size_t sacked = 0;  // of unacked
+    uint32_t probed = UINT32_MAX;  // the datagram a tail loss probe last resent
     uint32_t next_seq = 0;
     double srtt = -1, rttvar = 0, rto = kInitialRtoS;
-    int backoff = 0;
     // Receiving.
     uint32_t expected = 0;
-    std::map<uint32_t, std::vector<std::byte>> ahead;  // sr: arrived past a hole
+    std::map<uint32_t, std::vector<std::byte>, SeqLess> ahead;  // sr: arrived past a hole
     std::vector<std::byte> in;
     size_t in_head = 0;
     bool ack_pending = false;
@@ -124,14 +144,15 @@ class UdpFabric final : public Fabric, private ZrlIo {
   void release_reservation(int peer);
   void send_acks();
   void service_timers(double now);
-  void retransmit(Peer& p, OutDgram& d, double now);
+  void retransmit(Peer& p, OutDgram& d, double now, bool timed_out);
   void mark_lost(int peer, const std::string& why);
   void report_lost(FrameSink& sink);
   int deliver_self(FrameSink* sink);
   double next_deadline(double now) const;
   int peer_of(const sockaddr_in& from) const;
   void reject(const sockaddr_in& from, const std::string& why);
-  double rto_now(const Peer& p) const;
+  double rto_now(const Peer& p, int timeouts) const;
+  double probe_timeout(const Peer& p) const;
   bool socket_readable() const;
 
   int rank_, size_;
@@ -155,6 +176,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
   std::vector<std::byte> rbuf_;  // receive batch buffers
   double last_reject_log_ = -1e9;
   uint64_t rejects_suppressed_ = 0;
+  uint64_t rejected_ = 0;
+  uint64_t retransmits_ = 0;
 };
 
 }  // namespace interlace::fabric::udp

@@ -80,6 +80,10 @@ void UdpFabric::wake() {
   (void)r;
 }
 
+double UdpFabric::probe_timeout(const Peer& p) const {
+  return std::max(2 * (p.srtt > 0 ? p.srtt : kInitialRtoS), 2e-4);
+}
+
 double UdpFabric::next_deadline(double now) const {
   double best = -1;
   auto take = [&](double t) {
@@ -94,6 +98,9 @@ double UdpFabric::next_deadline(double now) const {
     else
       for (const OutDgram& d : p.unacked)
         if (!d.sacked) take(d.due);
+    if (opt_.mode == Mode::sr && !p.unacked.empty() && p.out.size() == p.out_head &&
+        !p.unacked.back().sacked && p.unacked.back().seq != p.probed)
+      take(p.unacked.back().sent_at + probe_timeout(p));
     const bool blocked = !p.marks.empty() && !p.marks.front().granted &&
                          p.marks.front().off == p.out_off;
     if (blocked) take(p.marks.front().req_due);
@@ -138,6 +145,7 @@ int UdpFabric::receive_all(FrameSink* sink) {
 
 void UdpFabric::reject(const sockaddr_in& from, const std::string& why) {
   // Rate-limited: a flood of strangers must not flood the log as well.
+  ++rejected_;
   const double now = now_s();
   if (now - last_reject_log_ < 1.0) {
     ++rejects_suppressed_;
@@ -242,7 +250,7 @@ int UdpFabric::deliver(int peer, FrameSink* sink) {
     p.in_head += total;
     if (sink) sink->on_frame(h, p.in.data() + at + sizeof h);
     ++delivered;
-    if (total > kHandshakeBytes) release_reservation(peer);
+    if (needs_handshake(total)) release_reservation(peer);
   }
   if (p.in_head == p.in.size()) {
     p.in.clear();
@@ -258,42 +266,52 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
                        double now) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   const uint32_t cum = h.seq;
-  bool advanced = false;
+  // One RTT sample per ack, from the newest datagram it newly covers: older ones
+  // waited behind a hole, and (Karn) a resent one's ack is ambiguous.
+  double sample = -1;
+  auto consider = [&](const OutDgram& d) { sample = d.sends == 1 && !d.sacked ? now - d.sent_at : -1; };
   while (!p.unacked.empty() && after(cum, p.unacked.front().seq)) {
     OutDgram& d = p.unacked.front();
-    if (d.sends == 1) {  // Karn: a retransmitted datagram's ack says nothing about RTT
-      const double r = now - d.sent_at;
-      if (p.srtt < 0) {
-        p.srtt = r;
-        p.rttvar = r / 2;
-      } else {
-        p.rttvar = 0.75 * p.rttvar + 0.25 * std::fabs(p.srtt - r);
-        p.srtt = 0.875 * p.srtt + 0.125 * r;
-      }
-      p.rto = std::clamp(p.srtt + 4 * p.rttvar, kMinRtoS, kMaxRtoS);
-    }
+    consider(d);
+    if (d.sacked) --p.sacked;
     p.unacked_bytes -= d.bytes.size();
     p.unacked.pop_front();
-    advanced = true;
   }
-  if (advanced) p.backoff = 0;
   if (opt_.mode == Mode::sr && (h.flags & kFlagSack) && len >= 8 && !p.unacked.empty()) {
-    const uint64_t bits = get64(body);
+    const size_t nbits = std::min<size_t>(len / 8 * 64, kSackBits);
+    uint64_t words[kSackBits / 64] = {};
+    std::memcpy(words, body, nbits / 8);
     uint32_t highest = cum;
     for (OutDgram& d : p.unacked) {
       const uint32_t off = d.seq - cum - 1;
-      if (off < 64 && (bits >> off & 1)) {
+      if (off < nbits && (words[off / 64] >> (off % 64) & 1)) {
+        if (!d.sacked) {
+          consider(d);
+          ++p.sacked;
+        }
         d.sacked = true;
         highest = d.seq;
       }
     }
-    // Fast retransmit: three later datagrams arrived, so this one is most likely
-    // lost; once per round trip, not on every ack.
-    const double guard = std::max(kMinRtoS, p.srtt > 0 ? p.srtt : kMinRtoS);
+    // Fast retransmit: a later datagram arrived and this one, sent more than a round
+    // trip ago (with a quarter to spare for reordering), did not: most likely lost.
+    // The same guard keeps acks sent before a resent datagram arrived from
+    // resending it again.
+    const double guard = 1.25 * (p.srtt > 0 ? p.srtt : kInitialRtoS);
     for (OutDgram& d : p.unacked) {
-      if (!after(highest, d.seq + 2)) break;
-      if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now);
+      if (!after(highest, d.seq)) break;
+      if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now, false);
     }
+  }
+  if (sample >= 0) {
+    if (p.srtt < 0) {
+      p.srtt = sample;
+      p.rttvar = sample / 2;
+    } else {
+      p.rttvar = 0.75 * p.rttvar + 0.25 * std::fabs(p.srtt - sample);
+      p.srtt = 0.875 * p.srtt + 0.125 * sample;
+    }
+    p.rto = std::clamp(p.srtt + 4 * p.rttvar, kMinRtoS, kMaxRtoS);
   }
   pump_out(peer, now);
 }
@@ -357,20 +375,25 @@ void UdpFabric::send_acks() {
     if (!p.ack_pending) continue;
     p.ack_pending = false;
     if (p.life != Life::alive) continue;
-    uint64_t bits = 0;
+    uint64_t words[kSackBits / 64] = {};
+    size_t used = 0;  // words up to the last one with a bit set
     for (const auto& [seq, bytes] : p.ahead) {
       const uint32_t off = seq - p.expected - 1;
-      if (off < 64) bits |= uint64_t{1} << off;
+      if (off >= kSackBits) break;
+      words[off / 64] |= uint64_t{1} << (off % 64);
+      used = off / 64 + 1;
     }
-    send_ctl(static_cast<int>(i), kAck, bits ? kFlagSack : 0, p.expected, &bits, bits ? 8 : 0);
+    send_ctl(static_cast<int>(i), kAck, used ? kFlagSack : 0, p.expected, words, used * 8);
   }
 }
 
-void UdpFabric::retransmit(Peer& p, OutDgram& d, double now) {
+void UdpFabric::retransmit(Peer& p, OutDgram& d, double now, bool timed_out) {
   transmit(p, d.bytes.data(), d.bytes.size(), false);
   ++d.sends;
+  ++retransmits_;
+  if (timed_out) ++d.timeouts;
   d.sent_at = now;
-  d.due = now + rto_now(p);
+  d.due = now + rto_now(p, d.timeouts);
 }
 
 void UdpFabric::service_timers(double now) {
@@ -380,21 +403,27 @@ void UdpFabric::service_timers(double now) {
     if (p.life != Life::alive || p.zrl || static_cast<int>(i) == rank_) continue;
     if (!p.unacked.empty()) {
       if (opt_.mode == Mode::gbn) {
+        // Go-back-N: the base's timer resends the whole window; only the base backs off.
         if (p.unacked.front().due <= now) {
-          p.backoff = std::min(p.backoff + 1, 10);
-          for (OutDgram& d : p.unacked) retransmit(p, d, now);
+          for (OutDgram& d : p.unacked) retransmit(p, d, now, &d == &p.unacked.front());
         }
       } else {
-        bool fired = false;
-        for (OutDgram& d : p.unacked) {
-          if (d.sacked || d.due > now) continue;
-          if (!fired) p.backoff = std::min(p.backoff + 1, 10);
-          fired = true;
-          retransmit(p, d, now);
-        }
+        for (OutDgram& d : p.unacked)
+          if (!d.sacked && d.due <= now) retransmit(p, d, now, true);
       }
     }
     if (p.out.size() > p.out_head) pump_out(static_cast<int>(i), now);
+    // Tail loss probe (sr): when nothing new follows, a lost datagram at the end of
+    // a burst has no later ones to reveal it, and would wait for its timer. Resending
+    // the newest one after two round trips draws an ack that shows the holes.
+    if (opt_.mode == Mode::sr && !p.unacked.empty() && p.out.size() == p.out_head) {
+      OutDgram& tail = p.unacked.back();
+      const double pto = probe_timeout(p);
+      if (!tail.sacked && tail.seq != p.probed && now - tail.sent_at > pto && now < tail.due) {
+        p.probed = tail.seq;
+        retransmit(p, tail, now, false);
+      }
+    }
     if (!p.watched && p.unacked.empty()) continue;
     const double silent = now - p.last_heard;
     if (silent > opt_.peer_timeout_s) {
@@ -426,6 +455,7 @@ void UdpFabric::mark_lost(int peer, const std::string& why) {
   p.marks.clear();
   p.unacked.clear();
   p.unacked_bytes = 0;
+  p.sacked = 0;
   p.ahead.clear();
   for (uint64_t b : p.reserved) reserved_total_ -= b;
   p.reserved.clear();
@@ -442,6 +472,12 @@ void UdpFabric::report_lost(FrameSink& sink) {
     --reports_pending_;
     sink.on_peer_lost(static_cast<int>(i), p.why);
   }
+}
+
+size_t UdpFabric::in_flight() const noexcept {
+  size_t n = 0;
+  for (const Peer& p : peers_) n += p.unacked.size() + (p.out.size() - p.out_head);
+  return n;
 }
 
 int UdpFabric::deliver_self(FrameSink* sink) {
