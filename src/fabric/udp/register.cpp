@@ -19,8 +19,8 @@ void register_fabric_udp(Registry& r) {
        {"INTERLACE_UDP_MODE", "sr", "sr (selective repeat) or gbn (go-back-N)"},
        {"INTERLACE_UDP_PEER_TIMEOUT", "30", "seconds of silence before a peer is lost"},
        {"INTERLACE_UDP_FAULTS", "(none)",
-        "fault injection: drop=,dup=,reorder=,ack_drop=,delay_ms=,down=S:D,seed="},
-       {"INTERLACE_ZRLMPI_RANKS", "(none)", "ranks that are ZRLMPI nodes (docs/zrlmpi.md)"}},
+        "fault injection: drop=,dup=,reorder=,ack_drop=,delay_ms=,down=S:D,seed="}},
+      // INTERLACE_ZRLMPI_RANKS is core's (the engine and MPI layer read it too), listed once there.
       make_udp_fabric});
 }
 
