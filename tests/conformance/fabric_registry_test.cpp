@@ -27,7 +27,10 @@ TEST(FabricRegistry, BuiltinBackendsRegisterThemselvesWithScopeAndOptions) {
   bool ring = false;
   for (const FabricOption& o : shm->options) ring = ring || o.variable == "INTERLACE_SHM_RING_BYTES";
   EXPECT_TRUE(ring);
-  EXPECT_EQ(registry().names(), "shm, tcp");
+  EXPECT_EQ(registry().names(), "shm, tcp, udp");
+  const FabricInfo* udp = registry().find("udp");
+  ASSERT_NE(udp, nullptr);
+  EXPECT_LT(udp->priority, tcp->priority) << "auto must keep choosing tcp";
 }
 
 TEST(FabricRegistry, UnknownNameIsAnErrorListingTheKnownOnes) {

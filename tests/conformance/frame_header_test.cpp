@@ -98,10 +98,10 @@ TEST(FrameHeader, ValidateNamesTheBadFieldAndValue) {
   }
 }
 
-TEST(Fabric, BuiltinFabricsListsShmAndTcp) {
+TEST(Fabric, BuiltinFabricsListsShmTcpAndUdp) {
   std::vector<std::string> names;
   for (const char* const* p = interlace::fabric::builtin_fabrics(); *p; ++p) names.emplace_back(*p);
-  EXPECT_EQ(names, (std::vector<std::string>{"shm", "tcp"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"shm", "tcp", "udp"}));
 }
 
 }  // namespace

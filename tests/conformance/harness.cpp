@@ -6,6 +6,8 @@
 #include <map>
 #include <mutex>
 
+#include "interlace/fabric/registry.hpp"
+
 namespace conformance {
 
 std::string unique_job_id(const std::string& fabric) {
@@ -74,8 +76,7 @@ bool Job::make(const std::string& name, int n, interlace::Config cfg) {
       init.store = store.get();
       init.config = cfg;
       try {
-        fabrics[r] = name == "shm" ? interlace::fabric::make_shm_fabric(init)
-                                   : interlace::fabric::make_tcp_fabric(init);
+        fabrics[r] = interlace::fabric::make_fabric(name, init);
       } catch (const interlace::Error& e) {
         errors[r] = (e.code() == Errc::unsupported ? "unsupported: " : "") + std::string(e.what());
       }

@@ -11,7 +11,8 @@
 //  - check_peers() reports peers found dead (process gone, connection closed) through
 //    sink.on_peer_lost after delivering every frame they sent before dying.
 //  - A fabric is used by one thread at a time (the engine serialises), except wake().
-// Backends: shm (one host) and tcp (any hosts). tests/conformance runs one suite on both.
+// Backends: shm (one host), tcp (any hosts) and udp (any hosts, reliable datagrams,
+// docs/udp.md). tests/conformance runs one suite on all of them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -109,6 +110,7 @@ class Fabric {
 // Factories. Throw interlace::Error on setup failure.
 std::unique_ptr<Fabric> make_shm_fabric(const FabricInit& init);
 std::unique_ptr<Fabric> make_tcp_fabric(const FabricInit& init);
+std::unique_ptr<Fabric> make_udp_fabric(const FabricInit& init);
 // "shm", "tcp"
 const char* const* builtin_fabrics();  // nullptr-terminated list
 
