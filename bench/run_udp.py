@@ -98,7 +98,7 @@ def commands(bins, link: Link, agent: Path, args):
                 sys.executable, "-m", "interlace", "run", "-n", "2",
                 "--hosts", ",".join(link.ns), "--rsh", "ip netns exec {host}",
                 "--store-addr", link.addr[0], "--fabric", fabric, "--timeout", str(args.timeout - 5),
-                "-x", f"INTERLACE_TCP_ADDR={IFACE}", *extra,
+                "-x", f"INTERLACE_TCP_ADDR={IFACE}", "-x", f"INTERLACE_UDP_ADDR={IFACE}", *extra,
                 bins["interlace"], "--label", fabric, *prog_args]
     if "ompi" in args.only and "ompi" in bins:
         cmds["ompi"] = enter + [
