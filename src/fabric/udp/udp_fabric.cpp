@@ -177,6 +177,12 @@ UdpFabric::~UdpFabric() {
     flush_before_close();
   } catch (...) {
   }
+  for (size_t i = 0; i < peers_.size(); ++i)
+    if (peers_[i].srtt >= 0)
+      IL_LOG(debug, "udp: rank " << rank_ << " -> " << i << ": srtt " << peers_[i].srtt * 1e3
+                                 << " ms, rto " << peers_[i].rto * 1e3 << " ms, "
+                                 << peers_[i].next_seq << " datagrams, " << retransmits_
+                                 << " retransmissions in all");
   zrl_.reset();
   for (int fd : {fd_, wake_fd_, epoll_fd_})
     if (fd >= 0) ::close(fd);
@@ -212,8 +218,10 @@ int UdpFabric::peer_of(const sockaddr_in& from) const {
   return it == by_addr_.end() ? -1 : it->second;
 }
 
-double UdpFabric::rto_now(const Peer& p) const {
-  return std::min(kMaxRtoS, p.rto * static_cast<double>(1u << std::min(p.backoff, 10)));
+// Back-off is per datagram (doubling with each resend of it), so a burst of losses
+// in one window does not inflate the timer of datagrams that were never resent.
+double UdpFabric::rto_now(const Peer& p, int timeouts) const {
+  return std::min(kMaxRtoS, p.rto * static_cast<double>(1u << std::min(timeouts, 10)));
 }
 
 Errc UdpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t len) {
@@ -264,14 +272,14 @@ void UdpFabric::pump_out(int peer, double now) {
       if (m.off == p.out_off && !m.granted) {
         if (m.reqs == 0 || now >= m.req_due) {
           send_ctl(peer, kReq, 0, m.id, &m.bytes, sizeof m.bytes);
-          m.req_due = now + std::min(kMaxRtoS, rto_now(p) * static_cast<double>(1u << std::min(m.reqs, 8)));
+          m.req_due = now + rto_now(p, m.reqs + 1);
           ++m.reqs;
         }
         break;
       }
       if (m.off > p.out_off) n = std::min<uint64_t>(n, m.off - p.out_off);
     }
-    OutDgram d{p.next_seq++, std::vector<std::byte>(kDgramHeader + n), now, now + rto_now(p)};
+    OutDgram d{p.next_seq++, std::vector<std::byte>(kDgramHeader + n), now, now + rto_now(p, 0)};
     DgramHeader dh{kData, 0, static_cast<uint16_t>(rank_), token_, d.seq};
     encode_header(dh, d.bytes.data());
     std::memcpy(d.bytes.data() + kDgramHeader, p.out.data() + p.out_head, n);

@@ -51,6 +51,10 @@ class UdpFabric final : public Fabric, private ZrlIo {
 
   const std::string& endpoint() const noexcept { return endpoint_; }
   size_t payload_per_datagram() const noexcept { return dgram_payload_; }
+  // For tests: datagrams awaiting acknowledgement plus stream bytes not yet cut,
+  // over all peers; datagrams dropped as foreign or malformed.
+  size_t in_flight() const noexcept;
+  uint64_t rejected() const noexcept { return rejected_; }
 
  private:
   enum class Life { alive, lost };
@@ -58,7 +62,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
     uint32_t seq;
     std::vector<std::byte> bytes;  // header included
     double sent_at, due;
-    int sends = 1;
+    int sends = 1;     // Karn: a resent datagram gives no RTT sample
+    int timeouts = 0;  // its own timer fired this often: the back-off exponent
     bool sacked = false;
   };
   struct LargeMark {
@@ -85,7 +90,6 @@ class UdpFabric final : public Fabric, private ZrlIo {
     size_t unacked_bytes = 0;
     uint32_t next_seq = 0;
     double srtt = -1, rttvar = 0, rto = kInitialRtoS;
-    int backoff = 0;
     // Receiving.
     uint32_t expected = 0;
     std::map<uint32_t, std::vector<std::byte>> ahead;  // sr: arrived past a hole
@@ -124,14 +128,14 @@ class UdpFabric final : public Fabric, private ZrlIo {
   void release_reservation(int peer);
   void send_acks();
   void service_timers(double now);
-  void retransmit(Peer& p, OutDgram& d, double now);
+  void retransmit(Peer& p, OutDgram& d, double now, bool timed_out);
   void mark_lost(int peer, const std::string& why);
   void report_lost(FrameSink& sink);
   int deliver_self(FrameSink* sink);
   double next_deadline(double now) const;
   int peer_of(const sockaddr_in& from) const;
   void reject(const sockaddr_in& from, const std::string& why);
-  double rto_now(const Peer& p) const;
+  double rto_now(const Peer& p, int timeouts) const;
   bool socket_readable() const;
 
   int rank_, size_;
@@ -155,6 +159,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
   std::vector<std::byte> rbuf_;  // receive batch buffers
   double last_reject_log_ = -1e9;
   uint64_t rejects_suppressed_ = 0;
+  uint64_t rejected_ = 0;
+  uint64_t retransmits_ = 0;
 };
 
 }  // namespace interlace::fabric::udp

@@ -138,6 +138,7 @@ int UdpFabric::receive_all(FrameSink* sink) {
 
 void UdpFabric::reject(const sockaddr_in& from, const std::string& why) {
   // Rate-limited: a flood of strangers must not flood the log as well.
+  ++rejected_;
   const double now = now_s();
   if (now - last_reject_log_ < 1.0) {
     ++rejects_suppressed_;
@@ -258,31 +259,23 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
                        double now) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   const uint32_t cum = h.seq;
-  bool advanced = false;
+  // One RTT sample per ack, from the newest datagram it newly covers: older ones
+  // waited behind a hole, and (Karn) a resent one's ack is ambiguous.
+  double sample = -1;
+  auto consider = [&](const OutDgram& d) { sample = d.sends == 1 && !d.sacked ? now - d.sent_at : -1; };
   while (!p.unacked.empty() && after(cum, p.unacked.front().seq)) {
     OutDgram& d = p.unacked.front();
-    if (d.sends == 1) {  // Karn: a retransmitted datagram's ack says nothing about RTT
-      const double r = now - d.sent_at;
-      if (p.srtt < 0) {
-        p.srtt = r;
-        p.rttvar = r / 2;
-      } else {
-        p.rttvar = 0.75 * p.rttvar + 0.25 * std::fabs(p.srtt - r);
-        p.srtt = 0.875 * p.srtt + 0.125 * r;
-      }
-      p.rto = std::clamp(p.srtt + 4 * p.rttvar, kMinRtoS, kMaxRtoS);
-    }
+    consider(d);
     p.unacked_bytes -= d.bytes.size();
     p.unacked.pop_front();
-    advanced = true;
   }
-  if (advanced) p.backoff = 0;
   if (opt_.mode == Mode::sr && (h.flags & kFlagSack) && len >= 8 && !p.unacked.empty()) {
     const uint64_t bits = get64(body);
     uint32_t highest = cum;
     for (OutDgram& d : p.unacked) {
       const uint32_t off = d.seq - cum - 1;
       if (off < 64 && (bits >> off & 1)) {
+        if (!d.sacked) consider(d);
         d.sacked = true;
         highest = d.seq;
       }
@@ -292,8 +285,18 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
     const double guard = std::max(kMinRtoS, p.srtt > 0 ? p.srtt : kMinRtoS);
     for (OutDgram& d : p.unacked) {
       if (!after(highest, d.seq + 2)) break;
-      if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now);
+      if (!d.sacked && now - d.sent_at > guard) retransmit(p, d, now, false);
     }
+  }
+  if (sample >= 0) {
+    if (p.srtt < 0) {
+      p.srtt = sample;
+      p.rttvar = sample / 2;
+    } else {
+      p.rttvar = 0.75 * p.rttvar + 0.25 * std::fabs(p.srtt - sample);
+      p.srtt = 0.875 * p.srtt + 0.125 * sample;
+    }
+    p.rto = std::clamp(p.srtt + 4 * p.rttvar, kMinRtoS, kMaxRtoS);
   }
   pump_out(peer, now);
 }
@@ -366,11 +369,13 @@ void UdpFabric::send_acks() {
   }
 }
 
-void UdpFabric::retransmit(Peer& p, OutDgram& d, double now) {
+void UdpFabric::retransmit(Peer& p, OutDgram& d, double now, bool timed_out) {
   transmit(p, d.bytes.data(), d.bytes.size(), false);
   ++d.sends;
+  ++retransmits_;
+  if (timed_out) ++d.timeouts;
   d.sent_at = now;
-  d.due = now + rto_now(p);
+  d.due = now + rto_now(p, d.timeouts);
 }
 
 void UdpFabric::service_timers(double now) {
@@ -380,18 +385,13 @@ void UdpFabric::service_timers(double now) {
     if (p.life != Life::alive || p.zrl || static_cast<int>(i) == rank_) continue;
     if (!p.unacked.empty()) {
       if (opt_.mode == Mode::gbn) {
+        // Go-back-N: the base's timer resends the whole window; only the base backs off.
         if (p.unacked.front().due <= now) {
-          p.backoff = std::min(p.backoff + 1, 10);
-          for (OutDgram& d : p.unacked) retransmit(p, d, now);
+          for (OutDgram& d : p.unacked) retransmit(p, d, now, &d == &p.unacked.front());
         }
       } else {
-        bool fired = false;
-        for (OutDgram& d : p.unacked) {
-          if (d.sacked || d.due > now) continue;
-          if (!fired) p.backoff = std::min(p.backoff + 1, 10);
-          fired = true;
-          retransmit(p, d, now);
-        }
+        for (OutDgram& d : p.unacked)
+          if (!d.sacked && d.due <= now) retransmit(p, d, now, true);
       }
     }
     if (p.out.size() > p.out_head) pump_out(static_cast<int>(i), now);
@@ -442,6 +442,12 @@ void UdpFabric::report_lost(FrameSink& sink) {
     --reports_pending_;
     sink.on_peer_lost(static_cast<int>(i), p.why);
   }
+}
+
+size_t UdpFabric::in_flight() const noexcept {
+  size_t n = 0;
+  for (const Peer& p : peers_) n += p.unacked.size() + (p.out.size() - p.out_head);
+  return n;
 }
 
 int UdpFabric::deliver_self(FrameSink* sink) {
