@@ -91,15 +91,19 @@ def commands(bins, link: Link, agent: Path, args):
     prog_args = ["--reps", str(args.reps), "--budget", str(args.budget), "--window", str(args.window),
                  "--window-bytes", str(args.window_bytes), "--deadline", str(args.deadline)]
     cmds = {}
-    for fabric in ("tcp", "udp"):
-        if fabric in args.only and "interlace" in bins:
-            extra = [a for v in args.interlace_env for a in ("-x", v)]
-            cmds[fabric] = enter + [
+    variants = [("tcp", "tcp", []), ("udp", "udp", [])]
+    for spec in args.udp_variant:  # NAME:VAR=VALUE[,VAR=VALUE]
+        name, _, settings = spec.partition(":")
+        variants.append((name, "udp", [v for v in settings.split(",") if v]))
+    for name, fabric, settings in variants:
+        if (name in args.only or name not in ("tcp", "udp")) and "interlace" in bins:
+            extra = [a for v in args.interlace_env + settings for a in ("-x", v)]
+            cmds[name] = enter + [
                 sys.executable, "-m", "interlace", "run", "-n", "2",
                 "--hosts", ",".join(link.ns), "--rsh", "ip netns exec {host}",
                 "--store-addr", link.addr[0], "--fabric", fabric, "--timeout", str(args.timeout - 5),
                 "-x", f"INTERLACE_TCP_ADDR={IFACE}", "-x", f"INTERLACE_UDP_ADDR={IFACE}", *extra,
-                bins["interlace"], "--label", fabric, *prog_args]
+                bins["interlace"], "--label", name, *prog_args]
     if "ompi" in args.only and "ompi" in bins:
         cmds["ompi"] = enter + [
             "mpirun.openmpi", "-np", "2", "--host", ",".join(link.addr), "--bind-to", "none",
@@ -157,6 +161,9 @@ def main():
                     help="seconds per size after which no further repetition starts")
     ap.add_argument("-x", dest="interlace_env", action="append", default=[],
                     help="NAME=VALUE for interlace ranks (e.g. a udp fabric setting)")
+    ap.add_argument("--udp-variant", action="append", default=[], metavar="NAME:VAR=VALUE,...",
+                    help="one more implementation: the udp fabric with these settings "
+                         "(e.g. udp-gbn:INTERLACE_UDP_MODE=gbn)")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per run")
     ap.add_argument("--quiet-wait", type=float, default=20.0)
     ap.add_argument("--include-disturbed", action="store_true")
@@ -184,7 +191,8 @@ def main():
     runs, t_start = [], time.time()
     setup = {"loss_both_directions": not args.one_way, "offload": args.offload, "reps": args.reps,
              "budget_s": args.budget, "window": args.window, "window_bytes": args.window_bytes,
-             "deadline_s": args.deadline, "interlace_env": args.interlace_env}
+             "deadline_s": args.deadline, "interlace_env": args.interlace_env,
+             "udp_variants": args.udp_variant}
 
     def save():
         doc = {"date": datetime.datetime.now().isoformat(timespec="seconds"),

@@ -68,7 +68,7 @@ def tables(cells, impls):
         return v, len(recs)
 
     lines += ["**Latency, half round trip, mean over a repetition (us, lower is better)**", "",
-              "| size | loss | " + " | ".join(NAMES[i] for i in impls) + " | udp / tcp | udp / ompi |",
+              "| size | loss | " + " | ".join(NAMES.get(i, i) for i in impls) + " | udp / tcp | udp / ompi |",
               "|---|---:|" + "---:|" * (len(impls) + 2)]
     for b in lat:
         for loss in losses:
@@ -78,7 +78,7 @@ def tables(cells, impls):
             lines.append(f"| {size(b)} | {loss:g}% | " + " | ".join(row)
                          + f" | {fmt(ratio(u, t))} | {fmt(ratio(u, o))} |")
     lines += ["", "**Latency percentiles of single round trips, p50 / p99 (us)**", "",
-              "| size | loss | " + " | ".join(NAMES[i] for i in impls) + " |",
+              "| size | loss | " + " | ".join(NAMES.get(i, i) for i in impls) + " |",
               "|---|---:|" + "---:|" * len(impls)]
     for b in lat:
         for loss in losses:
@@ -88,7 +88,7 @@ def tables(cells, impls):
                 row.append(f"{fmt(med(recs, 'p50'), 1)} / {fmt(med(recs, 'p99'), 0)}" if recs else "-")
             lines.append(f"| {size(b)} | {loss:g}% | " + " | ".join(row) + " |")
     lines += ["", "**Bandwidth, window of isend/irecv (MB/s = 10^6 B/s, higher is better)**", "",
-              "| size | loss | " + " | ".join(NAMES[i] for i in impls) + " | udp / tcp | udp / ompi |",
+              "| size | loss | " + " | ".join(NAMES.get(i, i) for i in impls) + " | udp / tcp | udp / ompi |",
               "|---|---:|" + "---:|" * (len(impls) + 2)]
     for b in bw:
         for loss in losses:
@@ -99,7 +99,7 @@ def tables(cells, impls):
                          + f" | {fmt(ratio(u, t))} | {fmt(ratio(u, o))} |")
     if any(loss > 0 for loss in losses) and 0.0 in losses:
         lines += ["", "**Goodput under loss: bandwidth at p% / bandwidth at 0% (ideal: 1 - p)**", "",
-                  "| size | loss | ideal | " + " | ".join(NAMES[i] for i in impls) + " |",
+                  "| size | loss | ideal | " + " | ".join(NAMES.get(i, i) for i in impls) + " |",
                   "|---|---:|---:|" + "---:|" * len(impls)]
         for b in bw:
             for loss in losses:
@@ -131,28 +131,38 @@ def counters(runs, impls, include_disturbed):
     return lines
 
 
-def targets(cells):
+def targets(cells, impls):
     """Issue 11: udp at 0% within 1.5x of tcp's latency and >= 0.8x its bandwidth; at 10%
-    loss udp's goodput at least half its 0% figure."""
-    lines = ["", "**Issue 11 targets**", "", "| target | size | value | met |", "|---|---|---:|---|"]
+    loss udp's goodput at least half its 0% figure. Latency is judged on the mean (what
+    a program sees) and, in brackets, on the median round trip (what a busy machine's
+    scheduling spikes do not move)."""
+    lines = ["", "**Issue 11 targets**", "", "| target | impl | size | value | met |",
+             "|---|---|---|---:|---|"]
 
-    def v(metric, b, loss, impl):
-        return med(cells.get((metric, b, loss, impl), []))
-    for b in sorted({k[1] for k in cells if k[0] == "latency_us"}):
-        r = ratio(v("latency_us", b, 0.0, "udp"), v("latency_us", b, 0.0, "tcp"))
-        lines.append(f"| udp / tcp latency at 0% <= 1.5 | {size(b)} | {fmt(r)} | {'-' if r is None else 'yes' if r <= 1.5 else 'no'} |")
-    for b in sorted({k[1] for k in cells if k[0] == "bandwidth_MBps"}):
-        r = ratio(v("bandwidth_MBps", b, 0.0, "udp"), v("bandwidth_MBps", b, 0.0, "tcp"))
-        lines.append(f"| udp / tcp bandwidth at 0% >= 0.8 | {size(b)} | {fmt(r)} | {'-' if r is None else 'yes' if r >= 0.8 else 'no'} |")
-    for b in sorted({k[1] for k in cells if k[0] == "bandwidth_MBps"}):
-        r = ratio(v("bandwidth_MBps", b, 10.0, "udp"), v("bandwidth_MBps", b, 0.0, "udp"))
-        lines.append(f"| udp goodput at 10% / at 0% >= 0.5 | {size(b)} | {fmt(r)} | {'-' if r is None else 'yes' if r >= 0.5 else 'no'} |")
+    def v(metric, b, loss, impl, field="median"):
+        return med(cells.get((metric, b, loss, impl), []), field)
+
+    def met(r, ok):
+        return "-" if r is None else "yes" if ok(r) else "no"
+    for u in [i for i in impls if i.startswith("udp")]:
+        for b in sorted({k[1] for k in cells if k[0] == "latency_us"}):
+            r = ratio(v("latency_us", b, 0.0, u), v("latency_us", b, 0.0, "tcp"))
+            r50 = ratio(v("latency_us", b, 0.0, u, "p50"), v("latency_us", b, 0.0, "tcp", "p50"))
+            lines.append(f"| latency / tcp at 0% <= 1.5 (p50) | {u} | {size(b)} | {fmt(r)} ({fmt(r50)}) "
+                         f"| {met(r, lambda x: x <= 1.5)} ({met(r50, lambda x: x <= 1.5)}) |")
+        for b in sorted({k[1] for k in cells if k[0] == "bandwidth_MBps"}):
+            r = ratio(v("bandwidth_MBps", b, 0.0, u), v("bandwidth_MBps", b, 0.0, "tcp"))
+            lines.append(f"| bandwidth / tcp at 0% >= 0.8 | {u} | {size(b)} | {fmt(r)} | {met(r, lambda x: x >= 0.8)} |")
+        for b in sorted({k[1] for k in cells if k[0] == "bandwidth_MBps"}):
+            r = ratio(v("bandwidth_MBps", b, 10.0, u), v("bandwidth_MBps", b, 0.0, u))
+            lines.append(f"| goodput at 10% / at 0% >= 0.5 | {u} | {size(b)} | {fmt(r)} | {met(r, lambda x: x >= 0.5)} |")
     return lines
 
 
 def markdown(doc, include_disturbed=False, by_placement=False):
     runs = doc["runs"]
     impls = [i for i in IMPLS if any(r["impl"] == i for r in runs)]
+    impls += sorted({r["impl"] for r in runs} - set(impls))  # udp variants (--udp-variant)
     n_mixed = sum(r["placement"] == "mixed" for r in runs)
     n_dist = sum(r["disturbed"] and r["placement"] != "mixed" for r in runs)
     n_err = [(r["impl"], r["loss_pct"], r["error"]) for r in runs if r["error"]]
@@ -162,7 +172,7 @@ def markdown(doc, include_disturbed=False, by_placement=False):
     lines += [f"- failed: {i} at {l:g}%: {e[:200]}" for i, l, e in n_err]
     key = (lambda r: r["placement"]) if by_placement else (lambda r: "near and far pooled")
     for group, cells in sorted(aggregate(runs, include_disturbed, key).items()):
-        lines += ["", f"### {group}", ""] + tables(cells, impls) + targets(cells)
+        lines += ["", f"### {group}", ""] + tables(cells, impls) + targets(cells, impls)
     lines += counters(runs, impls, include_disturbed)
     return "\n".join(lines)
 
