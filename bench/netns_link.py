@@ -69,17 +69,14 @@ class Link:
             sh("ip", "netns", "exec", ns, "nft", "-f", "-", input=script)
 
     def counters(self):
-        """{ns: (packets seen, packets dropped)} since set_loss."""
+        """{ns: (packets seen, packets dropped)} since set_loss (the callers subtract:
+        `nft reset counters` resets named counters only, not those of rules)."""
         out = {}
         for ns in self.ns:
             text = sh("ip", "netns", "exec", ns, "nft", "list", "table", "inet", "bench").stdout
             c = [int(x) for x in re.findall(r"counter packets (\d+)", text)]
             out[ns] = (c[0] if c else 0, c[1] if len(c) > 1 else 0)
         return out
-
-    def reset_counters(self):
-        for ns in self.ns:
-            sh("ip", "netns", "exec", ns, "nft", "reset", "counters", "table", "inet", "bench")
 
     def snmp(self):
         """{ns: {"Tcp.RetransSegs": n, "Udp.RcvbufErrors": n, ...}}: the kernel's protocol

@@ -77,9 +77,12 @@ def ompi_agent(work: Path, link: Link) -> Path:
     orted of rank 1 starts on the other side of the link."""
     cases = "\n".join(f"  {a}) ns={ns} ;;" for a, ns in zip(link.addr, link.ns))
     p = work / "ompi-netns-agent.sh"
+    # mpirun does not always reap its agent, so the CPU time of the remote daemon and
+    # rank would be missing from the driver's children and count as "others": the
+    # shell records it (`times`) in a file the driver adds back (agent_cpu).
     p.write_text(f"#!/bin/sh\nhost=$1; shift\ncase \"$host\" in\n{cases}\n"
                  f"  *) echo \"ompi-netns-agent: unknown host $host\" >&2; exit 1 ;;\nesac\n"
-                 f"exec ip netns exec \"$ns\" sh -c \"$*\"\n")
+                 f"exec ip netns exec \"$ns\" sh -c \"$*; rc=\\$?; times > {work}/agent-cpu.\\$\\$; exit \\$rc\"\n")
     p.chmod(0o755)
     return p
 
@@ -111,6 +114,19 @@ def commands(bins, link: Link, agent: Path, args):
             "--mca", "btl_tcp_if_include", IFACE, "--mca", "oob_tcp_if_include", IFACE,
             "--mca", "osc", "^rdma", bins["ompi"], "--label", "ompi", *prog_args]
     return cmds
+
+
+def agent_cpu(work: Path) -> float:
+    """CPU seconds recorded by the agent's shells since the last call (and removes them)."""
+    total = 0.0
+    for f in work.glob("agent-cpu.*"):
+        lines = f.read_text().splitlines()
+        if len(lines) >= 2:  # `times`: the shell's own, then its children's "XmY.YYYs XmY.YYYs"
+            for field in lines[1].split():
+                m, _, sec = field.rstrip("s").partition("m")
+                total += float(m) * 60 + float(sec)
+        f.unlink()
+    return total
 
 
 def probe(exe):
@@ -207,19 +223,20 @@ def main():
             link.set_loss(loss, both=not args.one_way)
             for name, argv in cmds.items():
                 wait_quiet(args.quiet_wait)
-                link.reset_counters()
-                s0 = link.snmp()
+                n0, s0 = link.counters(), link.snmp()
                 before = probe(bins["probe"])
+                agent_cpu(work)
                 t0, c0 = time.time(), cpu_snapshot()
                 recs, err = run_one(argv, args.timeout)
                 wall, c1 = time.time() - t0, cpu_snapshot()
+                c1 = (c1[0], c1[1] + agent_cpu(work))
                 after = probe(bins["probe"])
                 others = others_share(c0, c1, wall)
                 placement = before[0] if before[0] == after[0] else "mixed"
                 disturbed = others > QUIET + 0.02 / max(wall, 0.01)
-                cnt = link.counters()
-                seen = sum(c[0] for c in cnt.values())
-                dropped = sum(c[1] for c in cnt.values())
+                n1 = link.counters()
+                seen = sum(n1[ns][0] - n0[ns][0] for ns in n1)
+                dropped = sum(n1[ns][1] - n0[ns][1] for ns in n1)
                 print(f"round {rnd + 1}/{args.rounds} loss {loss:4g}% {name:5} {placement:5} "
                       f"{'DISTURBED ' if disturbed else ''}(probe {before[1]:.0f}/{after[1]:.0f} ns, "
                       f"others {others:4.0%}) dropped {dropped}/{seen} {wall:5.1f}s"
