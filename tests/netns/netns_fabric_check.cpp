@@ -1,11 +1,15 @@
-// Two-rank tcp fabric check across hosts (run in two network namespaces by
+// Two-rank fabric check across hosts (run in two network namespaces by
 // run_check.sh). Rank 0 serves the TcpStore; both ranks exchange checksummed
-// frames of mixed sizes (8 B .. 32 MiB) and count lost, duplicated, reordered
-// and corrupted frames, which must all be zero. Exit 0 = pass.
+// frames of mixed sizes (8 B .. 32 MiB, capped at the fabric's max_payload) and
+// count lost, duplicated, reordered and corrupted frames, which must all be zero.
+// Exit 0 = pass.
 //   netns_fabric_check --rank R --store HOST:PORT --listen ADDR|IFACE [--frames N]
+//     [--fabric tcp|udp] [--min-seconds S]  (senders spread frames over S seconds)
 //     [--die-after K]    exit abruptly (like a crash) after sending K frames
 //     [--expect-lost]    pass only if the peer is reported lost, in bounded time,
 //                        with every frame before that intact and in order
+#include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,6 +20,7 @@
 #include "interlace/core/clock.hpp"
 #include "interlace/core/error.hpp"
 #include "interlace/fabric/fabric.hpp"
+#include "interlace/fabric/registry.hpp"
 
 using namespace interlace;
 using namespace interlace::fabric;
@@ -30,13 +35,16 @@ uint64_t fnv1a(const std::byte* p, size_t n) {
   return h;
 }
 
+size_t g_max_payload = SIZE_MAX;
+
 // Mostly small frames, some medium, a few big ones; deterministic per seq.
-size_t frame_size(uint32_t seq) {
+size_t frame_size_uncapped(uint32_t seq) {
   if (seq == 7) return 32u << 20;
   if (seq % 97 == 0) return 4u << 20;
   if (seq % 13 == 0) return 64 * 1024 + seq;
   return 8 + (seq * 37) % 2000;
 }
+size_t frame_size(uint32_t seq) { return std::min(frame_size_uncapped(seq), g_max_payload); }
 
 void fill(std::vector<std::byte>& v, uint32_t src, uint32_t seq) {
   uint64_t x = (uint64_t{src} << 32 | seq) * 0x9e3779b97f4a7c15ull + 1;
@@ -84,6 +92,8 @@ int main(int argc, char** argv) try {
   uint32_t frames = static_cast<uint32_t>(std::atoi(arg(argc, argv, "--frames", "2000").c_str()));
   long die_after = std::atol(arg(argc, argv, "--die-after", "-1").c_str());
   bool expect_lost = arg(argc, argv, "--expect-lost", "no") != "no";
+  std::string fabric_name = arg(argc, argv, "--fabric", "tcp");
+  double min_seconds = std::atof(arg(argc, argv, "--min-seconds", "0").c_str());
   std::string store_host = store_at.substr(0, store_at.rfind(':'));
   int store_port = std::atoi(store_at.substr(store_at.rfind(':') + 1).c_str());
 
@@ -99,24 +109,35 @@ int main(int argc, char** argv) try {
   init.store = store.get();
   init.config.tcp_interface = listen;
   init.config.connect_timeout_s = 60;
-  auto fabric = make_tcp_fabric(init);
+  // udp reads its address like its other options, from its own variable.
+  if (fabric_name == "udp") setenv("INTERLACE_UDP_ADDR", listen.c_str(), 1);
+  auto fabric = make_fabric(fabric_name, init);
+  g_max_payload = fabric->max_payload();
   int peer = 1 - rank;
 
   Checker check;
   uint64_t t0 = now_ns();
   std::vector<std::byte> payload;
   Deadline deadline = Deadline::after(300);
-  uint32_t sent = 0;
+  uint32_t sent = 0, filled = UINT32_MAX;
+  uint64_t sum = 0;
   while ((sent < frames || check.expect < frames) && !check.peer_lost && !deadline.expired()) {
-    if (sent < frames) {
-      payload.resize(frame_size(sent));
-      fill(payload, static_cast<uint32_t>(rank), sent);
+    const bool paced = min_seconds > 0 && (now_ns() - t0) * 1e-9 < min_seconds * sent / frames;
+    if (sent < frames && !paced) {
+      // Filled once per frame, not per attempt: a fabric that says would_block
+      // for a 4 MiB frame many times must not be measured refilling it.
+      if (filled != sent) {
+        payload.resize(frame_size(sent));
+        fill(payload, static_cast<uint32_t>(rank), sent);
+        filled = sent;
+        sum = fnv1a(payload.data(), payload.size());
+      }
       FrameHeader h;
       h.kind = kKindP2pEager;
       h.src = static_cast<uint32_t>(rank);
       h.dst = static_cast<uint32_t>(peer);
       h.seq = sent;
-      h.aux = fnv1a(payload.data(), payload.size());
+      h.aux = sum;
       Errc e = fabric->send(peer, h, payload.data(), payload.size());
       if (e == Errc::ok && static_cast<long>(++sent) == die_after) {
         std::printf("rank %d: exiting abruptly after %u frames\n", rank, sent);
@@ -127,7 +148,7 @@ int main(int argc, char** argv) try {
       bool fine = e == Errc::ok || e == Errc::would_block || (expect_lost && e == Errc::lost_peer);
       if (!fine) throw_error(e, "send to peer failed");
     }
-    if (fabric->progress(check) == 0 && sent == frames) fabric->wait(0.05);
+    if (fabric->progress(check) == 0 && (sent == frames || paced)) fabric->wait(paced ? 0.001 : 0.05);
     fabric->check_peers(check);
   }
   double secs = (now_ns() - t0) * 1e-9;
@@ -147,9 +168,16 @@ int main(int argc, char** argv) try {
     fabric->progress(check);
     fabric->wait(0.01);
   }
-  std::printf("rank %d via %s: sent %u, received %u in %.2f s; lost %ld duplicated %ld "
+  // Rank 1's last store request is this "bye"; rank 0 (the server) outlives it.
+  if (rank == 1) store->set("bye", "1");
+  Deadline bye_by = Deadline::after(60);
+  while (rank == 0 && !store->check("bye") && !bye_by.expired()) {
+    fabric->progress(check);
+    fabric->wait(0.01);
+  }
+  std::printf("rank %d via %s over %s: sent %u, received %u in %.2f s; lost %ld duplicated %ld "
               "reordered %ld corrupted %ld peer-lost %ld\n",
-              rank, listen.c_str(), sent, check.expect, secs, check.lost, check.duplicated,
+              rank, listen.c_str(), fabric_name.c_str(), sent, check.expect, secs, check.lost, check.duplicated,
               check.reordered, check.corrupted, check.peer_lost);
   bool ok = sent == frames && check.expect == frames && !check.lost && !check.duplicated &&
             !check.reordered && !check.corrupted && !check.peer_lost;

@@ -23,7 +23,7 @@ def program(name: str) -> Path:
 
 
 @pytest.mark.timeout(120)
-@pytest.mark.parametrize("fabric", ["shm", "tcp"])
+@pytest.mark.parametrize("fabric", ["shm", "tcp", "udp"])
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 8])
 def test_p2p_battery(n, fabric):
     r = run_interlace("run", "-n", n, "--fabric", fabric, "--timeout", 90, program("p2p_check"),
@@ -75,6 +75,22 @@ def test_lost_peer_is_detected_and_named(fabric):
     m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
     assert m, out
     assert float(m.group(1)) < 5.0
+
+
+@pytest.mark.timeout(120)
+def test_lost_peer_is_detected_on_udp_within_its_peer_timeout():
+    """udp sees no connection close: a dead peer is found by its silence
+    (INTERLACE_UDP_PEER_TIMEOUT, 2 s here), after everything it sent arrived."""
+    from conftest import launcher_env
+    r = run_interlace("run", "-n", 3, "--fabric", "udp", "--grace", 10, "--timeout", 60,
+                      program("lost_peer"), timeout=90,
+                      env=launcher_env(INTERLACE_UDP_PEER_TIMEOUT="2"))
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert re.search(r"rank 1 .*killed by signal SIGKILL", out), out
+    m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
+    assert m, out
+    assert float(m.group(1)) < 8.0
 
 
 @pytest.mark.timeout(120)

@@ -265,7 +265,9 @@ void UdpFabric::enqueue(Peer& p, const void* data, size_t len) {
 
 void UdpFabric::pump_out(int peer, double now) {
   Peer& p = peers_[static_cast<size_t>(peer)];
-  while (p.unacked.size() < static_cast<size_t>(opt_.window) && p.out.size() > p.out_head) {
+  const size_t window = static_cast<size_t>(opt_.window);
+  const size_t span = opt_.mode == Mode::gbn ? window : std::max<size_t>(window, std::min<size_t>(4 * window, kSackBits));
+  while (p.unacked.size() - p.sacked < window && p.unacked.size() < span && p.out.size() > p.out_head) {
     size_t n = std::min(p.out.size() - p.out_head, dgram_payload_);
     if (!p.marks.empty()) {
       LargeMark& m = p.marks.front();
@@ -302,11 +304,12 @@ void UdpFabric::pump_out(int peer, double now) {
 
 void UdpFabric::send_ctl(int peer, uint8_t type, uint8_t flags, uint32_t seq, const void* body,
                          size_t len) {
-  std::byte buf[kDgramHeader + 16];
+  std::byte buf[kDgramHeader + kSackBits / 8];
+  len = std::min(len, sizeof buf - kDgramHeader);
   DgramHeader dh{type, flags, static_cast<uint16_t>(rank_), token_, seq};
   encode_header(dh, buf);
-  if (len) std::memcpy(buf + kDgramHeader, body, std::min<size_t>(len, 16));
-  transmit(peers_[static_cast<size_t>(peer)], buf, kDgramHeader + std::min<size_t>(len, 16),
+  if (len) std::memcpy(buf + kDgramHeader, body, len);
+  transmit(peers_[static_cast<size_t>(peer)], buf, kDgramHeader + len,
            type == kAck || type == kCts);
 }
 

@@ -31,6 +31,16 @@ inline constexpr size_t kOutQueueBound = 4ull << 20;  // per peer, then would_bl
 inline constexpr double kMinRtoS = 0.004, kMaxRtoS = 1.0, kInitialRtoS = 0.05;
 inline constexpr double kCloseFlushS = 5.0;
 inline constexpr uint32_t kRecvAhead = kMaxWindow;    // sr: buffered beyond a hole
+// sr: acks carry a bitmap of this many datagrams past the cumulative point, and a
+// sender keeps sending past a hole (up to 4 windows, within the bitmap) while it is
+// repaired; otherwise one loss per window stalls the link for a timeout.
+inline constexpr uint32_t kSackBits = 256;
+
+// Sequence numbers wrap: compare them relative to each other (they are always
+// within kRecvAhead of one another where compared).
+struct SeqLess {
+  bool operator()(uint32_t a, uint32_t b) const noexcept { return static_cast<int32_t>(a - b) < 0; }
+};
 
 class UdpFabric final : public Fabric, private ZrlIo {
  public:
@@ -88,11 +98,12 @@ class UdpFabric final : public Fabric, private ZrlIo {
     uint32_t next_mark_id = 0;
     std::deque<OutDgram> unacked;
     size_t unacked_bytes = 0;
+    size_t sacked = 0;  // of unacked
     uint32_t next_seq = 0;
     double srtt = -1, rttvar = 0, rto = kInitialRtoS;
     // Receiving.
     uint32_t expected = 0;
-    std::map<uint32_t, std::vector<std::byte>> ahead;  // sr: arrived past a hole
+    std::map<uint32_t, std::vector<std::byte>, SeqLess> ahead;  // sr: arrived past a hole
     std::vector<std::byte> in;
     size_t in_head = 0;
     bool ack_pending = false;

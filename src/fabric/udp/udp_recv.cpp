@@ -266,16 +266,22 @@ void UdpFabric::on_ack(int peer, const DgramHeader& h, const std::byte* body, si
   while (!p.unacked.empty() && after(cum, p.unacked.front().seq)) {
     OutDgram& d = p.unacked.front();
     consider(d);
+    if (d.sacked) --p.sacked;
     p.unacked_bytes -= d.bytes.size();
     p.unacked.pop_front();
   }
   if (opt_.mode == Mode::sr && (h.flags & kFlagSack) && len >= 8 && !p.unacked.empty()) {
-    const uint64_t bits = get64(body);
+    const size_t nbits = std::min<size_t>(len / 8 * 64, kSackBits);
+    uint64_t words[kSackBits / 64] = {};
+    std::memcpy(words, body, nbits / 8);
     uint32_t highest = cum;
     for (OutDgram& d : p.unacked) {
       const uint32_t off = d.seq - cum - 1;
-      if (off < 64 && (bits >> off & 1)) {
-        if (!d.sacked) consider(d);
+      if (off < nbits && (words[off / 64] >> (off % 64) & 1)) {
+        if (!d.sacked) {
+          consider(d);
+          ++p.sacked;
+        }
         d.sacked = true;
         highest = d.seq;
       }
@@ -360,12 +366,15 @@ void UdpFabric::send_acks() {
     if (!p.ack_pending) continue;
     p.ack_pending = false;
     if (p.life != Life::alive) continue;
-    uint64_t bits = 0;
+    uint64_t words[kSackBits / 64] = {};
+    size_t used = 0;  // words up to the last one with a bit set
     for (const auto& [seq, bytes] : p.ahead) {
       const uint32_t off = seq - p.expected - 1;
-      if (off < 64) bits |= uint64_t{1} << off;
+      if (off >= kSackBits) break;
+      words[off / 64] |= uint64_t{1} << (off % 64);
+      used = off / 64 + 1;
     }
-    send_ctl(static_cast<int>(i), kAck, bits ? kFlagSack : 0, p.expected, &bits, bits ? 8 : 0);
+    send_ctl(static_cast<int>(i), kAck, used ? kFlagSack : 0, p.expected, words, used * 8);
   }
 }
 
@@ -426,6 +435,7 @@ void UdpFabric::mark_lost(int peer, const std::string& why) {
   p.marks.clear();
   p.unacked.clear();
   p.unacked_bytes = 0;
+  p.sacked = 0;
   p.ahead.clear();
   for (uint64_t b : p.reserved) reserved_total_ -= b;
   p.reserved.clear();
