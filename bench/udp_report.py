@@ -21,8 +21,12 @@ IMPLS = ("tcp", "udp", "ompi")
 NAMES = {"tcp": "interlace tcp", "udp": "interlace udp", "ompi": "Open MPI TCP"}
 
 
+INCLUDE_MIXED = False  # --include-mixed: also runs whose placement changed during the run
+
+
 def usable(run, include_disturbed):
-    return run["placement"] in ("near", "far") and (include_disturbed or not run["disturbed"])
+    placements = ("near", "far", "mixed") if INCLUDE_MIXED else ("near", "far")
+    return run["placement"] in placements and (include_disturbed or not run["disturbed"])
 
 
 def aggregate(runs, include_disturbed, key=lambda r: "all"):
@@ -167,10 +171,11 @@ def markdown(doc, include_disturbed=False, by_placement=False):
     n_dist = sum(r["disturbed"] and r["placement"] != "mixed" for r in runs)
     n_err = [(r["impl"], r["loss_pct"], r["error"]) for r in runs if r["error"]]
     lines = [f"{len(runs)} runs; {n_mixed} left out as mixed placement, "
-             f"{n_dist} as disturbed{' (kept: --include-disturbed)' if include_disturbed else ''}; "
+             f"{n_dist} as disturbed{' (kept: --include-disturbed)' if include_disturbed else ''}"
+             f"{' (mixed kept: --include-mixed)' if INCLUDE_MIXED else ''}; "
              f"{len(n_err)} failed."]
     lines += [f"- failed: {i} at {l:g}%: {e[:200]}" for i, l, e in n_err]
-    key = (lambda r: r["placement"]) if by_placement else (lambda r: "near and far pooled")
+    key = (lambda r: r["placement"]) if by_placement else (lambda r: "all placements pooled" if INCLUDE_MIXED else "near and far pooled")
     for group, cells in sorted(aggregate(runs, include_disturbed, key).items()):
         lines += ["", f"### {group}", ""] + tables(cells, impls) + targets(cells, impls)
     lines += counters(runs, impls, include_disturbed)
@@ -182,7 +187,12 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--include-disturbed", action="store_true")
     ap.add_argument("--by-placement", action="store_true")
+    ap.add_argument("--include-mixed", action="store_true",
+                    help="pool runs whose placement changed too (the placement moves a cache "
+                         "line by 0.1-0.2 us; these round trips are 5-15 us)")
     args = ap.parse_args()
+    global INCLUDE_MIXED
+    INCLUDE_MIXED = args.include_mixed
     docs = [json.loads(Path(f).read_text()) for f in args.files]
     merged = dict(docs[0], runs=[r for d in docs for r in d["runs"]])
     print(markdown(merged, args.include_disturbed, args.by_placement))
