@@ -187,7 +187,12 @@ def main():
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
     args.only = [s for s in args.only.split(",") if s]
-    losses = [float(x) for x in args.loss.split(",") if x]
+    try:
+        losses = [float(x) for x in args.loss.split(",") if x]
+    except ValueError:
+        sys.exit(f"run_udp.py: --loss {args.loss!r}: expected percentages such as 0,1,10")
+    if not losses or any(not 0 <= x <= 100 for x in losses):
+        sys.exit(f"run_udp.py: --loss {args.loss!r}: each level must be within 0-100")
     if os.geteuid() != 0:
         sys.exit("run_udp.py: needs root (ip netns, nft)")
     for t in ("nft", "ip"):
