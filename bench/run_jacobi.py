@@ -16,7 +16,7 @@ gather), so launch and build time do not count. Rounds are interleaved (every ve
 then the next round) and the table gives medians and ratios against `original`, and of
 each tree version against its twin without the tree.
 
-  bench/run_jacobi.py [--dim 256] [--iters 20] [--ranks 8] [--rounds 5] [--json FILE]
+  bench/run_jacobi.py [--dim 256] [--iters 20] [--ranks 8] [--rounds 5] [--fabric F] [--json FILE]
 """
 from __future__ import annotations
 
@@ -57,6 +57,7 @@ def main() -> int:
     ap.add_argument("--iters", type=int, default=20)
     ap.add_argument("--ranks", type=int, default=8)
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--fabric", help="the fabric of every run (e.g. udp; default: auto)")
     ap.add_argument("--json", type=Path)
     a = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="jacobi-bench-"))
@@ -66,9 +67,10 @@ def main() -> int:
                         capture_output=True, text=True)
     if cc.returncode != 0:
         sys.exit(f"building the original failed:\n{cc.stderr}")
-    cmds = {"original": ["run", "-n", a.ranks, orig, a.iters]}
+    fab = ["--fabric", a.fabric] if a.fabric else []
+    cmds = {"original": ["run", *fab, "-n", a.ranks, orig, a.iters]}
     for v in VERSIONS[1:]:
-        cmds[v] = ["run", "--cluster", cluster(tmp, v, a.ranks), f"-DDIM={a.dim}",
+        cmds[v] = ["run", *fab, "--cluster", cluster(tmp, v, a.ranks), f"-DDIM={a.dim}",
                    "--build-dir", cache, SRC, a.iters]
     times: dict[str, list[float]] = {v: [] for v in VERSIONS}
     sums = {}
@@ -87,7 +89,7 @@ def main() -> int:
         sys.exit(f"the versions disagree on the result: {sums}")
     med = {v: statistics.median(t) for v, t in times.items()}
     print(f"# Jacobi-2D {a.dim}x{a.dim}, {a.iters} iterations, {a.ranks} ranks, "
-          f"{a.rounds} interleaved rounds; {os.cpu_count()} CPUs ({platform.processor() or platform.machine()})")
+          f"{a.rounds} interleaved rounds, fabric {a.fabric or 'auto'}; {os.cpu_count()} CPUs ({platform.processor() or platform.machine()})")
     print(f"# checksum {sums['original']} (identical for every version)")
     print("| version | median ms/iter | min | max | original / version |")
     print("|---|---:|---:|---:|---:|")
