@@ -103,7 +103,10 @@ void Job::run(const std::function<void(int, Recorder&)>& body) {
     threads.emplace_back([&, r] {
       body(r, recorders[r]);
       done.fetch_add(1);
-      pump_until(*fabrics[r], recorders[r], [&] { return done.load() == n; }, 30);
+      // Until every rank is done (it returns at once then): a rank's own frames may still
+      // wait in its window, and on udp nobody else retransmits them. The cap is the
+      // longest any test body waits (90 s), so a slow peer is not starved halfway.
+      pump_until(*fabrics[r], recorders[r], [&] { return done.load() == n; }, 120);
     });
   }
   for (auto& t : threads) t.join();
