@@ -352,6 +352,9 @@ void UdpFabric::flush_before_close() {
   // send() said ok for queued frames, so push them out first; bounded, and a peer
   // silent for a second has most likely closed already (a lost final ack).
   const double deadline = now_s() + kCloseFlushS;
+  // Deferred acks first: no reply will carry them now, and a peer still waiting for
+  // them would otherwise hold its own close for a second.
+  send_acks(true);
   for (;;) {
     const double now = now_s();
     bool pending = false;

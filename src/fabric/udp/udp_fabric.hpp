@@ -72,6 +72,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
   // over all peers; datagrams dropped as foreign or malformed.
   size_t in_flight() const noexcept;
   uint64_t rejected() const noexcept { return rejected_; }
+  // Acks sent as datagrams of their own (not carried by data).
+  uint64_t standalone_acks() const noexcept { return standalone_acks_; }
 
  private:
   enum class Life { alive, lost };
@@ -187,6 +189,7 @@ class UdpFabric final : public Fabric, private ZrlIo {
   uint64_t rejects_suppressed_ = 0;
   uint64_t rejected_ = 0;
   uint64_t retransmits_ = 0;
+  uint64_t standalone_acks_ = 0;
   uint64_t round_ = 0;  // progress rounds, for deferred acks
 };
 

@@ -425,6 +425,7 @@ void UdpFabric::send_acks(bool deferred_too) {
       words[off / 64] |= uint64_t{1} << (off % 64);
       used = off / 64 + 1;
     }
+    ++standalone_acks_;
     send_ctl(static_cast<int>(i), kAck, used ? kFlagSack : 0, p.expected, words, used * 8);
   }
 }
