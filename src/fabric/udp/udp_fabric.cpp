@@ -283,7 +283,7 @@ void UdpFabric::pump_out(int peer, double now) {
     }
     // An ack we owe rides along unless it needs the selective bitmap (a hole);
     // the payload shrinks by its 4 bytes so the datagram still fits the MTU.
-    const bool piggy = (p.ack_pending || p.ack_deferred) && p.ahead.empty();
+    const bool piggy = opt_.piggyback && (p.ack_pending || p.ack_deferred) && p.ahead.empty();
     const size_t pre = piggy ? kPiggyAck : 0;
     if (piggy) n = std::min(n, dgram_payload_ - kPiggyAck);
     OutDgram d{p.next_seq++, std::vector<std::byte>(kDgramHeader + pre + n), now, now + rto_now(p, 0)};

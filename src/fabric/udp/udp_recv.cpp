@@ -240,8 +240,8 @@ int UdpFabric::on_data(int peer, const DgramHeader& h, const std::byte* body, si
     // or the window is one datagram, and only where we sent data to this peer
     // moments ago: otherwise no reply is likely to come soon.
     ++p.acks_owed;
-    if (p.acks_owed == 1 && p.ahead.empty() && opt_.window > 1 && p.last_data_out >= 0 &&
-        now - p.last_data_out < kPiggyWindowS) {
+    if (opt_.piggyback && p.acks_owed == 1 && p.ahead.empty() && opt_.window > 1 &&
+        p.last_data_out >= 0 && now - p.last_data_out < kPiggyWindowS) {
       if (!p.ack_deferred) {
         p.ack_deferred = true;
         p.ack_round = round_;
