@@ -149,6 +149,7 @@ TEST(UdpSecurity, BadSettingsAreErrorsNamingTheValue) {
       {"INTERLACE_UDP_WINDOW", "0", "INTERLACE_UDP_WINDOW"},
       {"INTERLACE_UDP_MTU", "100", "INTERLACE_UDP_MTU"},
       {"INTERLACE_UDP_PEER_TIMEOUT", "soon", "soon"},
+      {"INTERLACE_UDP_PIGGYBACK", "yes", "INTERLACE_UDP_PIGGYBACK"},
       {"INTERLACE_UDP_PEERS", "127.0.0.1", "1 entries but the job has 2"},
       {"INTERLACE_UDP_PEERS", "127.0.0.1:99999,127.0.0.1", "bad port"},
       {"INTERLACE_ZRLMPI_RANKS", "7", "INTERLACE_ZRLMPI_RANKS"},

@@ -17,6 +17,7 @@ void register_fabric_udp(Registry& r) {
        {"INTERLACE_UDP_MTU", "1450", "MTU; payload per datagram = MTU - 28 - 14"},
        {"INTERLACE_UDP_WINDOW", "32", "datagrams in flight per peer"},
        {"INTERLACE_UDP_MODE", "sr", "sr (selective repeat) or gbn (go-back-N)"},
+       {"INTERLACE_UDP_PIGGYBACK", "1", "1: acks ride on data going back (0: every ack its own datagram)"},
        {"INTERLACE_UDP_PEER_TIMEOUT", "30", "seconds of silence before a peer is lost"},
        {"INTERLACE_UDP_FAULTS", "(none)",
         "fault injection: drop=,dup=,reorder=,ack_drop=,delay_ms=,down=S:D,seed="}},

@@ -281,10 +281,21 @@ void UdpFabric::pump_out(int peer, double now) {
       }
       if (m.off > p.out_off) n = std::min<uint64_t>(n, m.off - p.out_off);
     }
-    OutDgram d{p.next_seq++, std::vector<std::byte>(kDgramHeader + n), now, now + rto_now(p, 0)};
-    DgramHeader dh{kData, 0, static_cast<uint16_t>(rank_), token_, d.seq};
+    // An ack we owe rides along unless it needs the selective bitmap (a hole);
+    // the payload shrinks by its 4 bytes so the datagram still fits the MTU.
+    const bool piggy = opt_.piggyback && (p.ack_pending || p.ack_deferred) && p.ahead.empty();
+    const size_t pre = piggy ? kPiggyAck : 0;
+    if (piggy) n = std::min(n, dgram_payload_ - kPiggyAck);
+    OutDgram d{p.next_seq++, std::vector<std::byte>(kDgramHeader + pre + n), now, now + rto_now(p, 0)};
+    DgramHeader dh{kData, piggy ? kFlagAck : uint8_t{0}, static_cast<uint16_t>(rank_), token_, d.seq};
     encode_header(dh, d.bytes.data());
-    std::memcpy(d.bytes.data() + kDgramHeader, p.out.data() + p.out_head, n);
+    if (piggy) {
+      for (size_t i = 0; i < kPiggyAck; ++i)
+        d.bytes[kDgramHeader + i] = std::byte((p.expected >> (8 * i)) & 0xff);
+      ack_sent(p);
+    }
+    std::memcpy(d.bytes.data() + kDgramHeader + pre, p.out.data() + p.out_head, n);
+    p.last_data_out = now;
     p.out_head += n;
     p.out_off += n;
     if (!p.marks.empty() && p.marks.front().granted && p.marks.front().off < p.out_off)
@@ -341,6 +352,9 @@ void UdpFabric::flush_before_close() {
   // send() said ok for queued frames, so push them out first; bounded, and a peer
   // silent for a second has most likely closed already (a lost final ack).
   const double deadline = now_s() + kCloseFlushS;
+  // Deferred acks first: no reply will carry them now, and a peer still waiting for
+  // them would otherwise hold its own close for a second.
+  send_acks(true);
   for (;;) {
     const double now = now_s();
     bool pending = false;
@@ -353,7 +367,7 @@ void UdpFabric::flush_before_close() {
     if (faults_) faults_->release(now);
     receive_all(nullptr);
     service_timers(now);
-    send_acks();
+    send_acks(true);
     epoll_event ev[4];
     epoll_wait(epoll_fd_, ev, 4, 2);
   }

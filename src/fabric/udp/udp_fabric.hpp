@@ -39,6 +39,9 @@ inline constexpr uint32_t kRecvAhead = kMaxWindow;    // sr: buffered beyond a h
 // sender keeps sending past a hole (up to 4 windows, within the bitmap) while it is
 // repaired; otherwise one loss per window stalls the link for a timeout.
 inline constexpr uint32_t kSackBits = 256;
+// An in-order datagram's ack waits for a reply to carry it only while data went to
+// that peer this recently (a request-reply exchange); else it goes out at once.
+inline constexpr double kPiggyWindowS = 0.0005;
 
 // Sequence numbers wrap: compare them relative to each other (they are always
 // within kRecvAhead of one another where compared).
@@ -69,6 +72,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
   // over all peers; datagrams dropped as foreign or malformed.
   size_t in_flight() const noexcept;
   uint64_t rejected() const noexcept { return rejected_; }
+  // Acks sent as datagrams of their own (not carried by data).
+  uint64_t standalone_acks() const noexcept { return standalone_acks_; }
 
  private:
   enum class Life { alive, lost };
@@ -111,7 +116,11 @@ class UdpFabric final : public Fabric, private ZrlIo {
     std::map<uint32_t, std::vector<std::byte>, SeqLess> ahead;  // sr: arrived past a hole
     std::vector<std::byte> in;
     size_t in_head = 0;
-    bool ack_pending = false;
+    bool ack_pending = false;   // send an ack at the end of this round
+    bool ack_deferred = false;  // may ride on data until the next round or wait()
+    uint64_t ack_round = 0;     // the progress round that deferred it
+    uint32_t acks_owed = 0;     // in-order datagrams since the last ack sent
+    double last_data_out = -1;
     uint32_t next_grant = 0;          // id of the next request to grant
     std::deque<uint64_t> reserved;    // granted large frames not yet delivered
     bool req_waiting = false;         // request next_grant arrived, budget was short
@@ -136,13 +145,15 @@ class UdpFabric final : public Fabric, private ZrlIo {
   // udp_recv.cpp: datagrams in, acks, retransmission, liveness
   int receive_all(FrameSink* sink);
   int on_datagram(const sockaddr_in& from, const std::byte* data, size_t len, FrameSink* sink);
-  int on_data(int peer, const DgramHeader& h, const std::byte* body, size_t len, FrameSink* sink);
+  int on_data(int peer, const DgramHeader& h, const std::byte* body, size_t len, FrameSink* sink,
+              double now);
   void on_ack(int peer, const DgramHeader& h, const std::byte* body, size_t len, double now);
   void on_req(int peer, const DgramHeader& h, const std::byte* body, size_t len);
   void on_cts(int peer, const DgramHeader& h, double now);
   int deliver(int peer, FrameSink* sink);
   void release_reservation(int peer);
-  void send_acks();
+  void send_acks(bool deferred_too);
+  void ack_sent(Peer& p);
   void service_timers(double now);
   void retransmit(Peer& p, OutDgram& d, double now, bool timed_out);
   void mark_lost(int peer, const std::string& why);
@@ -178,6 +189,8 @@ class UdpFabric final : public Fabric, private ZrlIo {
   uint64_t rejects_suppressed_ = 0;
   uint64_t rejected_ = 0;
   uint64_t retransmits_ = 0;
+  uint64_t standalone_acks_ = 0;
+  uint64_t round_ = 0;  // progress rounds, for deferred acks
 };
 
 }  // namespace interlace::fabric::udp

@@ -143,6 +143,11 @@ Options options_from_env(int size) {
     else if (v == "gbn") o.mode = Mode::gbn;
     else bad("INTERLACE_UDP_MODE", v, "expected sr or gbn");
   }
+  if (std::string v = env("INTERLACE_UDP_PIGGYBACK"); !v.empty()) {
+    if (v == "1") o.piggyback = true;
+    else if (v == "0") o.piggyback = false;
+    else bad("INTERLACE_UDP_PIGGYBACK", v, "expected 0 or 1");
+  }
   if (std::string v = env("INTERLACE_UDP_PEER_TIMEOUT"); !v.empty()) {
     double x = 0;
     if (!to_double(v, &x) || x < 0.1 || x > 86400)

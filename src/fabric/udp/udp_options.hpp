@@ -40,6 +40,7 @@ struct Options {
   int window = 32;                  // INTERLACE_UDP_WINDOW (datagrams in flight per peer)
   Mode mode = Mode::sr;             // INTERLACE_UDP_MODE
   double peer_timeout_s = 30;       // INTERLACE_UDP_PEER_TIMEOUT
+  bool piggyback = true;            // INTERLACE_UDP_PIGGYBACK: acks ride on data
   FaultSpec faults;                 // INTERLACE_UDP_FAULTS
   std::vector<int> zrl_ranks;       // INTERLACE_ZRLMPI_RANKS
 };

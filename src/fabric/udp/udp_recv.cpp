@@ -34,11 +34,12 @@ bool after(uint32_t a, uint32_t b) { return static_cast<int32_t>(a - b) > 0; }
 
 int UdpFabric::progress(FrameSink& sink) {
   const double now = now_s();
+  ++round_;
   if (faults_) faults_->release(now);
   int n = self_q_.empty() ? 0 : deliver_self(&sink);
   n += receive_all(&sink);
   service_timers(now);
-  send_acks();
+  send_acks(false);
   if (zrl_) n += zrl_->progress(sink, now);
   report_lost(sink);
   return n;
@@ -57,6 +58,8 @@ bool UdpFabric::socket_readable() const {
 }
 
 void UdpFabric::wait(double timeout_s) {
+  // Nothing to send, so no reply will carry a deferred ack: it goes now.
+  send_acks(true);
   if (reports_pending_ > 0 || !self_q_.empty()) return;
   const double now = now_s();
   double until = timeout_s < 0 ? -1 : now + timeout_s;
@@ -197,7 +200,22 @@ int UdpFabric::on_datagram(const sockaddr_in& from, const std::byte* data, size_
   const std::byte* body = data + kDgramHeader;
   const size_t blen = len - kDgramHeader;
   switch (h.type) {
-    case kData: return on_data(peer, h, body, blen, sink);
+    case kData:
+      if (h.flags & kFlagAck) {
+        if (blen < kPiggyAck) {
+          reject(from, "data datagram flagged with an ack but only " + std::to_string(blen) +
+                           " body bytes");
+          return 0;
+        }
+        uint32_t cum = 0;
+        for (size_t i = 0; i < kPiggyAck; ++i) cum |= std::to_integer<uint32_t>(body[i]) << (8 * i);
+        // Data first: the data we may send when the ack opens the window then
+        // carries the acknowledgement of this datagram too.
+        const int n = on_data(peer, h, body + kPiggyAck, blen - kPiggyAck, sink, now);
+        if (p.life == Life::alive) on_ack(peer, DgramHeader{kAck, 0, h.src, h.token, cum}, nullptr, 0, now);
+        return n;
+      }
+      return on_data(peer, h, body, blen, sink, now);
     case kAck: on_ack(peer, h, body, blen, now); break;
     case kReq: on_req(peer, h, body, blen); break;
     case kCts: on_cts(peer, h, now); break;
@@ -208,14 +226,29 @@ int UdpFabric::on_datagram(const sockaddr_in& from, const std::byte* data, size_
 }
 
 int UdpFabric::on_data(int peer, const DgramHeader& h, const std::byte* body, size_t len,
-                       FrameSink* sink) {
+                       FrameSink* sink, double now) {
   Peer& p = peers_[static_cast<size_t>(peer)];
   // Every data datagram is answered, duplicates included: a lost final ack is
-  // repaired when the sender retransmits.
-  p.ack_pending = true;
+  // repaired when the sender retransmits. Duplicates and arrivals past a hole are
+  // answered at once; an in-order one may wait for a reply to carry its ack.
   const int32_t d = static_cast<int32_t>(h.seq - p.expected);
+  if (d != 0) p.ack_pending = true;
   if (d < 0) return 0;
   if (d == 0) {
+    // Deferred only for the first datagram since the last ack (a second one makes
+    // it due this round, as every ack was before), never when a hole just closed
+    // or the window is one datagram, and only where we sent data to this peer
+    // moments ago: otherwise no reply is likely to come soon.
+    ++p.acks_owed;
+    if (opt_.piggyback && p.acks_owed == 1 && p.ahead.empty() && opt_.window > 1 &&
+        p.last_data_out >= 0 && now - p.last_data_out < kPiggyWindowS) {
+      if (!p.ack_deferred) {
+        p.ack_deferred = true;
+        p.ack_round = round_;
+      }
+    } else {
+      p.ack_pending = true;
+    }
     p.in.insert(p.in.end(), body, body + len);
     ++p.expected;
     while (!p.ahead.empty() && p.ahead.begin()->first == p.expected) {
@@ -369,11 +402,20 @@ void UdpFabric::release_reservation(int peer) {
   }
 }
 
-void UdpFabric::send_acks() {
+void UdpFabric::ack_sent(Peer& p) {
+  p.ack_pending = false;
+  p.ack_deferred = false;
+  p.acks_owed = 0;
+}
+
+// A deferred ack waits one progress round at most: the round after the one that
+// received the datagram sends it when no data has carried it by then.
+void UdpFabric::send_acks(bool deferred_too) {
   for (size_t i = 0; i < peers_.size(); ++i) {
     Peer& p = peers_[i];
-    if (!p.ack_pending) continue;
-    p.ack_pending = false;
+    const bool due = p.ack_pending || (p.ack_deferred && (deferred_too || p.ack_round != round_));
+    if (!due) continue;
+    ack_sent(p);
     if (p.life != Life::alive) continue;
     uint64_t words[kSackBits / 64] = {};
     size_t used = 0;  // words up to the last one with a bit set
@@ -383,6 +425,7 @@ void UdpFabric::send_acks() {
       words[off / 64] |= uint64_t{1} << (off % 64);
       used = off / 64 + 1;
     }
+    ++standalone_acks_;
     send_ctl(static_cast<int>(i), kAck, used ? kFlagSack : 0, p.expected, words, used * 8);
   }
 }

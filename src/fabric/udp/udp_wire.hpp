@@ -24,6 +24,10 @@ enum DgramType : uint8_t {
 
 inline constexpr uint8_t kFlagGranted = 1;
 inline constexpr uint8_t kFlagSack = 2;
+// DATA: a 4-byte cumulative ack (the next datagram expected back) precedes the
+// payload, so a reply carries the acknowledgement of the request it answers.
+inline constexpr uint8_t kFlagAck = 4;
+inline constexpr size_t kPiggyAck = 4;
 
 struct DgramHeader {
   uint8_t type = 0;
