@@ -298,7 +298,7 @@ def _parse_rank_settings(ranks, per_rank: list[dict], source: str) -> None:
             raise ClusterError(f"{source}: {where} must be an object with keys "
                                f"{', '.join(_RANK_KEYS)}, got {settings!r}")
         _check_keys(settings, _RANK_KEYS, source, f"{where}: ")
-        parsed = {}
+        parsed: dict[str, str | int] = {}
         for k, v in settings.items():
             if k == "host":
                 parsed[k] = _string(v, source, f"{where}.host", _HOST_RE)

@@ -50,7 +50,7 @@ def _statement_calls(node):
 
 def check_program(ast: c_ast.FileAST, file: str, user_ext) -> dict[str, int]:
     """Rejects what cannot be transpiled; returns the collective call sites by name."""
-    stmt_calls = set()
+    stmt_calls: set[int] = set()
     for ext in user_ext:
         stmt_calls.update(id(c) for c in _statement_calls(ext))
     counts: dict[str, int] = {}

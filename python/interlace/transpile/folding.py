@@ -131,7 +131,7 @@ class Specialiser:
         return None
 
     def _env(self, for_value: bool) -> dict:
-        env = {}
+        env: dict = {}
         for scope in self.scopes:
             for name, b in scope.items():
                 if b is None or (for_value and self.shared and b[1]):

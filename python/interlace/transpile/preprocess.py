@@ -75,4 +75,4 @@ def kept_includes(path: Path, include_dirs=()) -> list[str]:
 
 
 def is_fake(file: str | None) -> bool:
-    return bool(file) and Path(file).resolve().is_relative_to(FAKE_INCLUDE)
+    return file is not None and Path(file).resolve().is_relative_to(FAKE_INCLUDE)
