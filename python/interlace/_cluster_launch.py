@@ -24,6 +24,7 @@ from pathlib import Path
 from . import launcher
 from .cluster import Cluster, ClusterError, ZRLMPI_BASE_PORT, load_cluster
 from .launcher import Group, Options, UsageError
+from .transpile.report import ranks_text
 
 MANIFEST = "ranks.json"  # in a directory of built variants: rank -> variant name
 REPORT = "report.json"   # interlace transpile --report, as a manifest
@@ -45,14 +46,7 @@ def _say(msg: str) -> None:
 
 
 def _spans(ranks: list[int]) -> str:
-    out, i = [], 0
-    while i < len(ranks):
-        j = i
-        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
-            j += 1
-        out.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
-        i = j + 1
-    return ", ".join(out)
+    return ranks_text(ranks, sep=", ")
 
 
 def _ranks(ranks: list[int]) -> str:

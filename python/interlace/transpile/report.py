@@ -5,8 +5,8 @@ import pathlib
 from dataclasses import dataclass, field
 
 
-def ranks_text(ranks) -> str:
-    """[1, 2, 3, 5] -> '1-3,5'."""
+def ranks_text(ranks, sep: str = ",") -> str:
+    """[1, 2, 3, 5] -> '1-3,5' (with sep=", ": '1-3, 5')."""
     out, ranks = [], sorted(ranks)
     i = 0
     while i < len(ranks):
@@ -15,7 +15,7 @@ def ranks_text(ranks) -> str:
             j += 1
         out.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
         i = j + 1
-    return ",".join(out)
+    return sep.join(out)
 
 
 @dataclass
