@@ -2,10 +2,12 @@
 
   interlace run [-n N] [options] PROGRAM [ARGS] [: -n M PROGRAM2 ...]
   interlace run --cluster FILE [options] PROGRAM.c | PROGRAM | DIR [ARGS]
+  interlace run -n N --topology T.json [--routes DIR] [--fabric sim --preset NAME] PROGRAM
   interlace info [--collectives]
   interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix
   interlace transpile PROG.c --cluster FILE [--tree|--no-tree] [--emit DIR] [--report FILE]
                       [-I DIR] [-D NAME[=V]]
+  interlace routes gen|check|show|topo ...   (interlace routes --help)
 """
 from __future__ import annotations
 
@@ -38,7 +40,12 @@ def cmd_run(argv: list[str]) -> int:
             except _cluster_launch.BuildError as e:
                 print(e, file=sys.stderr)
                 return 1
-        return _supervisor.run(opts)
+        from .routes import launch
+        cleanup = launch.apply(opts)
+        try:
+            return _supervisor.run(opts)
+        finally:
+            cleanup()
     except launcher.UsageError as e:
         print(e, file=sys.stderr)
         return 2
@@ -194,8 +201,14 @@ def cmd_transpile(argv: list[str]) -> int:
     return 0
 
 
+def cmd_routes(argv: list[str]) -> int:
+    """Topologies and routing tables (docs/routing.md)."""
+    from .routes.cli import main as routes_main
+    return routes_main(argv)
+
+
 COMMANDS = {"run": cmd_run, "info": cmd_info, "config": cmd_config,
-            "transpile": cmd_transpile}
+            "transpile": cmd_transpile, "routes": cmd_routes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -89,6 +89,10 @@ class Options:
     rank_hosts: list[str | None] | None = None  # each rank's host (None: this host)
     external: set[int] = field(default_factory=set)  # ranks started elsewhere
     job_env: dict[str, str] = field(default_factory=dict)  # set for every rank
+    # Routed and simulated jobs (docs/routing.md, docs/sim.md): routes.launch applies them.
+    topology: str | None = None
+    routes: str | None = None
+    preset: str | None = None
 
     @property
     def size(self) -> int:
@@ -164,11 +168,21 @@ def _group_parser(full: bool) -> argparse.ArgumentParser:
                        help="with --cluster and a .c PROGRAM: an include directory")
         p.add_argument("--cflags", metavar="FLAGS",
                        help="with --cluster and a .c PROGRAM: compiler flags (default -O2)")
+        p.add_argument("--topology", metavar="FILE",
+                       help="run routed over this topology (JSON; docs/routing.md); routes are "
+                            "generated into a temporary directory unless --routes is given")
+        p.add_argument("--routes", metavar="DIR",
+                       help="routing tables (`interlace routes gen`) for every rank "
+                            "(INTERLACE_ROUTES)")
+        p.add_argument("--preset", metavar="NAME",
+                       help="with --fabric sim: the modelled hardware (smi, fshmem, accl, "
+                            "cloudfpga; INTERLACE_SIM_PRESET)")
     return p
 
 
 _VALUE_OPTS = {"-n", "-np", "--devices", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
-               "--store-addr", "-x", "--cluster", "--build-dir", "-D", "-I", "--cflags"}
+               "--store-addr", "-x", "--cluster", "--build-dir", "-D", "-I", "--cflags",
+               "--topology", "--routes", "--preset"}
 
 
 def _split_program(seg: list[str]) -> tuple[list[str], list[str]]:
@@ -249,7 +263,8 @@ def parse_args(argv: list[str]) -> Options:
                    tag_output=first.tag_output, store_addr=first.store_addr,
                    exports=first.exports, verbose=first.verbose, cluster=first.cluster,
                    n_given=first.n_given, build_dir=first.build_dir, defines=first.defines,
-                   include_dirs=first.include_dirs, cflags=first.cflags)
+                   include_dirs=first.include_dirs, cflags=first.cflags,
+                   topology=first.topology, routes=first.routes, preset=first.preset)
     if opts.cluster is None and (opts.build_dir or opts.defines or opts.include_dirs
                                  or opts.cflags is not None):
         raise UsageError("interlace run: --build-dir, -D, -I and --cflags go with --cluster "
