@@ -13,6 +13,10 @@ extern "C" {
 double interlace_wtime(void);
 /* Resolution of interlace_wtime in seconds. */
 double interlace_wtick(void);
+/* Accounts `seconds` of modelled computation (an FPGA kernel's run time, say): on the
+ * simulator the rank's virtual clock advances by it; elsewhere nothing happens. Returns 0,
+ * or -1 (with a message on stderr naming the value) for a negative or non-finite time. */
+int interlace_charge(double seconds);
 /* 1 when interlace_wtime reads virtual time (the sim fabric), else 0. */
 int interlace_wtime_is_virtual(void);
 

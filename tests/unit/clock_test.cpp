@@ -7,7 +7,18 @@
 
 namespace {
 double fixed(void* ctx) { return *static_cast<double*>(ctx); }
+void add(void* ctx, double s) { *static_cast<double*>(ctx) += s; }
 }  // namespace
+
+TEST(Clock, ChargeAdvancesOnlyAVirtualClock) {
+  EXPECT_EQ(interlace_charge(1.0), 0);  // wall clock: nothing to do
+  EXPECT_EQ(interlace_charge(-1.0), -1);
+  double v = 1.0;
+  interlace::clock::set_source(fixed, &v, false, add);
+  EXPECT_EQ(interlace_charge(0.25), 0);
+  EXPECT_EQ(interlace_wtime(), 1.25);
+  interlace::clock::clear_source(&v);
+}
 
 TEST(Clock, WallClockAdvancesAndVirtualSourceOverridesPerThread) {
   EXPECT_EQ(interlace_wtime_is_virtual(), 0);

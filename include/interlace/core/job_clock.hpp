@@ -9,11 +9,16 @@
 namespace interlace::clock {
 
 using Source = double (*)(void* ctx);
+using Advance = void (*)(void* ctx, double seconds);
 
 // ctx identifies the installer; clear_source removes a source only if it is ctx's.
-void set_source(Source fn, void* ctx, bool process_wide);
+// `advance` (may be null) charges modelled compute time to the virtual clock.
+void set_source(Source fn, void* ctx, bool process_wide, Advance advance = nullptr);
 void clear_source(void* ctx);
 double now();         // seconds
+// Charges `seconds` of modelled compute: the virtual clock advances; on the wall clock
+// nothing happens (the computation itself takes the time). Negative or NaN is an error.
+void charge(double seconds);
 double resolution();  // seconds per tick of the clock in use
 bool is_virtual();
 
