@@ -3,6 +3,7 @@
 //  - p2p: Runtime, Communicator (send/recv, probe, dup/split), Request, Status
 //  - coll: buffer collectives, their requests, algorithms and selection (coll::)
 //  - stream: SMI streaming channels, streaming collectives, in-rank kernels (stream::)
+//  - wtime(): the job's clock (virtual seconds on the sim fabric)
 // Internal layers (engine, fabric, groups) have their own headers and are not part
 // of what a program needs; the C APIs are smi.h and mpi.h.
 #pragma once
@@ -16,3 +17,10 @@
 #include "interlace/stream/channel.hpp"
 #include "interlace/stream/collectives.hpp"
 #include "interlace/stream/kernels.hpp"
+#include "interlace/core/job_clock.hpp"
+
+namespace interlace {
+// Seconds on the job's clock: virtual time on the sim fabric, wall clock elsewhere
+// (the same clock as interlace_wtime and MPI_Wtime).
+inline double wtime() { return clock::now(); }
+}  // namespace interlace

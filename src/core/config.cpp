@@ -247,6 +247,14 @@ Config Config::from_env() {
   if (const char* v = env_value("INTERLACE_COLL_CHECK")) c.coll_check = parse_bool("INTERLACE_COLL_CHECK", v);
   c.task_workers = task_workers_from_env();
   if (const char* v = env_value("INTERLACE_ZRLMPI_RANKS")) c.zrlmpi_ranks = parse_rank_list("INTERLACE_ZRLMPI_RANKS", v);
+  if (const char* v = env_value("INTERLACE_ROUTES")) c.routes_dir = v;
+  if (const char* v = env_value("INTERLACE_ROUTE_CREDITS")) {
+    c.route_credits = parse_nonneg_int("INTERLACE_ROUTE_CREDITS", v);
+    if (c.route_credits < 1 || c.route_credits > 65536)
+      bad("INTERLACE_ROUTE_CREDITS", v, "an integer from 1 to 65536");
+  }
+  if (const char* v = env_value("INTERLACE_ROUTE_WATCHDOG"))
+    c.route_watchdog_s = parse_seconds("INTERLACE_ROUTE_WATCHDOG", v, false);
   return c;
 }
 
@@ -274,6 +282,9 @@ std::map<std::string, std::string> Config::describe() const {
       {"INTERLACE_TASK_WORKERS", task_workers > 0 ? std::to_string(task_workers)
                                  : "auto (" + std::to_string(usable_cpus()) + ")"},
       {"INTERLACE_ZRLMPI_RANKS", zrl.empty() ? "(none)" : zrl},
+      {"INTERLACE_ROUTES", routes_dir.empty() ? "(not routed)" : routes_dir},
+      {"INTERLACE_ROUTE_CREDITS", std::to_string(route_credits)},
+      {"INTERLACE_ROUTE_WATCHDOG", fmt_double(route_watchdog_s)},
   };
 }
 

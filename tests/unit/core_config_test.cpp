@@ -17,7 +17,8 @@ const char* kVars[] = {"INTERLACE_FABRIC", "INTERLACE_EAGER_LIMIT", "INTERLACE_S
                        "INTERLACE_PEER_CHECK", "INTERLACE_CONNECT_TIMEOUT", "INTERLACE_TIMEOUT",
                        "INTERLACE_TCP_ADDR", "INTERLACE_LOG", "INTERLACE_COLL", "INTERLACE_COLL_SEGMENT",
                        "INTERLACE_COLL_CHECK", "INTERLACE_EAGER_CREDIT", "INTERLACE_TASK_WORKERS",
-                       "INTERLACE_ZRLMPI_RANKS"};
+                       "INTERLACE_ZRLMPI_RANKS", "INTERLACE_ROUTES", "INTERLACE_ROUTE_CREDITS",
+                       "INTERLACE_ROUTE_WATCHDOG"};
 
 // Clears every variable before and after each test so tests do not leak settings.
 class CoreConfig : public ::testing::Test {
@@ -130,6 +131,22 @@ TEST_F(CoreConfig, ZrlmpiRanks) {
   EXPECT_EQ(c.zrlmpi_ranks, (std::vector<int>{3, 1, 7}));
   EXPECT_EQ(c.describe()["INTERLACE_ZRLMPI_RANKS"], "3,1,7");
   for (const char* bad : {"1,,2", "a", "1,-2", "2,2", "1, 2", ","}) expect_bad("INTERLACE_ZRLMPI_RANKS", bad);
+}
+
+TEST_F(CoreConfig, RouteVariables) {
+  Config d = Config::from_env();
+  EXPECT_TRUE(d.routes_dir.empty());
+  EXPECT_EQ(d.route_credits, 8);
+  EXPECT_EQ(d.describe()["INTERLACE_ROUTES"], "(not routed)");
+  setenv("INTERLACE_ROUTES", "/tmp/r", 1);
+  setenv("INTERLACE_ROUTE_CREDITS", "2", 1);
+  setenv("INTERLACE_ROUTE_WATCHDOG", "0.5", 1);
+  Config c = Config::from_env();
+  EXPECT_EQ(c.routes_dir, "/tmp/r");
+  EXPECT_EQ(c.route_credits, 2);
+  EXPECT_DOUBLE_EQ(c.route_watchdog_s, 0.5);
+  for (const char* bad : {"0", "-1", "x", "70000"}) expect_bad("INTERLACE_ROUTE_CREDITS", bad);
+  for (const char* bad : {"0", "soon"}) expect_bad("INTERLACE_ROUTE_WATCHDOG", bad);
 }
 
 TEST_F(CoreConfig, BadValuesNameVariableAndValue) {

@@ -54,6 +54,15 @@ struct Config {
   // (docs/zrlmpi.md): start-up waits for none of them, only point-to-point messages of
   // 4-byte elements reach them. Syntax checked here; the engine checks rank < size.
   std::vector<int> zrlmpi_ranks;
+  // Routed jobs (docs/routing.md). INTERLACE_ROUTES: a routes directory (routes.txt from
+  // `interlace routes gen`); set, the engine puts the route layer between itself and a
+  // fabric that does not route by itself. INTERLACE_ROUTE_CREDITS: frames each rank
+  // buffers per incoming link and virtual channel (the finite buffers that make routing
+  // deadlocks possible, and memory bounded). INTERLACE_ROUTE_WATCHDOG: seconds a frame
+  // may wait for a channel before the routing-deadlock report.
+  std::string routes_dir;
+  int route_credits = 8;
+  double route_watchdog_s = 10.0;
 
   // Reads the process environment; throws Error(invalid_argument) on bad values.
   static Config from_env();

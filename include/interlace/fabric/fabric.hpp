@@ -51,6 +51,10 @@ class Fabric {
   virtual int rank() const noexcept = 0;
   virtual int size() const noexcept = 0;
 
+  // True for a fabric that models a routed network by itself (sim): the engine then
+  // does not put the route layer (INTERLACE_ROUTES) in front of it.
+  virtual bool routes_itself() const noexcept { return false; }
+
   // Largest payload one frame may carry on this fabric (shm: bounded by the ring).
   virtual size_t max_payload() const noexcept = 0;
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "interlace/core/job_clock.hpp"
 #include "compat/mpi/mpi_core.hpp"
 
 #ifndef INTERLACE_VERSION
@@ -126,15 +127,10 @@ int MPI_Abort(MPI_Comm comm, int errorcode) {
   _exit(errorcode != 0 ? errorcode : 1);  // the launcher then stops the other ranks
 }
 
-double MPI_Wtime(void) {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
+// The interlace clock: virtual seconds on the sim fabric (docs/sim.md), else wall clock.
+double MPI_Wtime(void) { return interlace::clock::now(); }
 
-double MPI_Wtick(void) {
-  using period = std::chrono::steady_clock::period;
-  return static_cast<double>(period::num) / period::den;
-}
+double MPI_Wtick(void) { return interlace::clock::resolution(); }
 
 int MPI_Get_processor_name(char* name, int* resultlen) {
   return guard("MPI_Get_processor_name", MPI_COMM_NULL, [&] {
