@@ -8,5 +8,8 @@ from .routing import Routes, compute_routes
 from .tables import read_routes, write_dir
 from .topology import RoutesError, Topology, load_topology
 
+# Documented and raised as interlace.routes.RoutesError (docs/errors.md).
+RoutesError.__module__ = __name__
+
 __all__ = ["Report", "Routes", "RoutesError", "Topology", "check_routes", "check_smi",
            "compute_routes", "load_topology", "read_routes", "write_dir"]
