@@ -92,7 +92,7 @@ def random_graph(n: int, seed: int = 0, ports: int = RANDOM_PORTS, extra: float 
     return Topology(n, links, port_limit=ports, source=f"random {n} seed {seed}")
 
 
-def _count(n, least: int, what: str) -> None:
+def _count(n: object, least: int, what: str) -> None:
     if isinstance(n, bool) or not isinstance(n, int) or n < least:
         raise RoutesError(f"{what}: the rank count must be an integer of at least {least}, got {n!r}")
 
@@ -144,6 +144,8 @@ def from_spec(obj: dict, where: str) -> Topology:
             topo = (mesh if kind == "mesh" else torus)(dims)
         elif kind in ("ring", "full", "random"):
             n = obj.get("ranks")
+            if isinstance(n, bool) or not isinstance(n, int):
+                raise RoutesError(f"'ranks' must be an integer, got {json.dumps(n)}")
             if kind == "ring":
                 topo = ring(n)
             elif kind == "full":
