@@ -57,6 +57,7 @@ class SimFabric final : public Fabric {
   void push_event(uint64_t t, int src, int dst, uint32_t idx, int node);
   bool pop_event_before(uint64_t limit, Event& out);
   uint64_t next_event_time() const;  // UINT64_MAX when none
+  uint64_t quiet_until() const;      // nothing can reach this rank before then
 
   RankSlot& slot(int r) const { return ranks_[r]; }
   Pair& pair(int s, int d) const;
