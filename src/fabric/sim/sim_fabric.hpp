@@ -27,6 +27,7 @@ class SimFabric final : public Fabric {
   int rank() const noexcept override { return me_; }
   int size() const noexcept override { return n_; }
   bool routes_itself() const noexcept override { return true; }
+  bool prefers_blocking() const noexcept override { return true; }
   size_t max_payload() const noexcept override { return max_payload_; }
 
   Errc send(int peer, const FrameHeader& h, const void* payload, size_t len) override;
