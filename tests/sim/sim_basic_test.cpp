@@ -3,6 +3,8 @@
 // and bad settings are errors naming the value.
 #include <gtest/gtest.h>
 
+#include <time.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -74,6 +76,31 @@ TEST(SimDeterminism, SameProgramSameVirtualTimes) {
   const auto b = mixed_run(4);
   EXPECT_EQ(a, b);
   for (double x : a) EXPECT_GT(x, 0);
+}
+
+TEST(SimClock, MeasuredComputeIsCharged) {
+  simtest::ScopedEnv c("INTERLACE_SIM_COMPUTE", "measured");
+  simtest::ScopedEnv s("INTERLACE_SIM_CPU_SCALE", "10");
+  double spent = 0;
+  run_ranks_as_threads(2, [&](Runtime& rt) {
+    Communicator w = rt.world();
+    int32_t x = 1;
+    if (w.rank() == 0) {
+      const double t0 = interlace_wtime();
+      timespec a{}, b{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+      volatile double sink = 0;
+      do {  // at least 20 ms of this thread's CPU time
+        for (int i = 0; i < 100000; ++i) sink = sink + i;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+      } while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9 < 0.02);
+      w.send(&x, 1, Datatype::int32, 1, 0);
+      spent = interlace_wtime() - t0;
+    } else {
+      w.recv(&x, 1, Datatype::int32, 0, 0);
+    }
+  }, "sim");
+  EXPECT_GE(spent, 0.2) << "20 ms of CPU at scale 10 must be charged as at least 0.2 virtual s";
 }
 
 TEST(SimErrors, UnknownPresetIsNamed) {

@@ -162,6 +162,9 @@ SimFabric::SimFabric(const FabricInit& init)
                                               " ranks, this rank was started with " + std::to_string(n_));
   }
   lost_reported_.assign(n_, false);
+  // Measured compute counts from here: work before the first fabric call is the rank's too.
+  cpu_tid_ = static_cast<int>(gettid());
+  cpu_mark_ = thread_cpu_ns();
   lock();
   RankSlot& me = slot(me_);
   me.pid = pid_;

@@ -2,7 +2,8 @@
  * tests/sim/sim_process_test.cpp (INTERLACE_FABRIC=sim):
  *   sim_pingpong           ranks 0 and 1 ping-pong one int; rank 0 prints
  *                          "latency_us X virtual V" (MPI_Wtime; V = interlace_wtime_is_virtual)
- *   sim_pingpong die       rank 1 dies right after MPI_Init; rank 0's receive must fail */
+ *   sim_pingpong die       rank 1 dies holding the baton (right after a receive returned
+ *                          to it); rank 0's receive from it must fail, not hang */
 #include <interlace/clock.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -17,8 +18,12 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (argc > 1 && strcmp(argv[1], "die") == 0) {
-    if (rank == 1) _exit(3);
+    if (rank == 1) {
+      MPI_Recv(&x, 1, MPI_INT, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      _exit(3);
+    }
     if (rank == 0) {
+      MPI_Send(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD);
       MPI_Recv(&x, 1, MPI_INT, 1, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
       printf("received from a dead rank\n");
     }
