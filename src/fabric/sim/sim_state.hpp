@@ -32,6 +32,8 @@ struct RankSlot {
   uint64_t deadline_ps;  // kBlocked: when it runs again
   uint64_t cks_free_ps;  // its sender (CKS) is busy injecting until then
   uint32_t woken;        // wake() was called
+  uint32_t inside;       // a thread of the rank is inside a fabric call (never stalled)
+  uint32_t pad;
   uint32_t timer;        // kBlocked: deadline_ps is still the timeout (no arrival, no wake)
   uint64_t real_deadline_ns;  // kBlocked: the same timeout on the real clock
 };
