@@ -67,8 +67,9 @@ void Context::choose_wait_policy() {
   if (sched_getaffinity(0, sizeof set, &set) == 0) cores = CPU_COUNT(&set);
   if (cores <= 0) cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const bool crowded = local > cores;
-  spin_rounds_ = config_.spin_before_block >= 0 ? config_.spin_before_block : crowded ? 0 : 2000;
-  yield_rounds_ = config_.yield_before_block >= 0 ? config_.yield_before_block : crowded ? 1000 : 0;
+  const bool block = fabric_->prefers_blocking();
+  spin_rounds_ = config_.spin_before_block >= 0 ? config_.spin_before_block : crowded || block ? 0 : 2000;
+  yield_rounds_ = config_.yield_before_block >= 0 ? config_.yield_before_block : crowded && !block ? 1000 : 0;
   IL_LOG(debug, "wait policy: " << local << " local ranks on " << cores << " cores: spin "
                                 << spin_rounds_ << ", yield " << yield_rounds_);
 }

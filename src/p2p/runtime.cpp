@@ -1,3 +1,4 @@
+#include <cstdlib>
 #include <algorithm>
 #include <atomic>
 #include <exception>
@@ -138,6 +139,10 @@ void run_ranks_as_threads(int size, const std::function<void(Runtime&)>& fn,
   auto store = bootstrap::shared_memory_store();
   Config cfg = Config::from_env();
   cfg.fabric = fabric;
+  // INTERLACE_THREADS_FABRIC reruns the threads batteries on another fabric (sim):
+  // it replaces the default shm only, tests that name a fabric keep it.
+  if (const char* over = std::getenv("INTERLACE_THREADS_FABRIC"); over && *over && fabric == "shm")
+    cfg.fabric = over;
   std::mutex m;
   std::exception_ptr first;
   std::vector<std::thread> threads;

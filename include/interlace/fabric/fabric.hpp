@@ -55,6 +55,11 @@ class Fabric {
   // does not put the route layer (INTERLACE_ROUTES) in front of it.
   virtual bool routes_itself() const noexcept { return false; }
 
+  // True for a fabric on which polling and yielding only cost time (sim: one rank runs
+  // at a time and wait() jumps to the next arrival): the engine then blocks in wait()
+  // after one idle poll unless INTERLACE_SPIN / INTERLACE_YIELD say otherwise.
+  virtual bool prefers_blocking() const noexcept { return false; }
+
   // Largest payload one frame may carry on this fabric (shm: bounded by the ring).
   virtual size_t max_payload() const noexcept = 0;
 
