@@ -7,6 +7,7 @@
 #include <barrier>
 #include <chrono>
 #include <cstring>
+#include <map>
 
 #include "interlace/core/config.hpp"
 #include "route_harness.hpp"
@@ -203,6 +204,53 @@ TEST(RouteFabricErrors, TablesForAnotherJobSizeAreRejected) {
     EXPECT_NE(std::string(e.what()).find("has routes for 4 ranks but the job has 3"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find(dir.path), std::string::npos) << e.what();
   }
+}
+
+// Rank 2 of a ring of 4 dies: its neighbours report it and the ranks they reach only
+// through it; rank 0, two hops away, learns of it from the flooded notice.
+TEST_P(RouteFabric, ALostRankIsReportedEverywhereWithTheRanksBehindIt) {
+  route_gen::Dir dir(route_gen::ring(4));
+  Config cfg;
+  cfg.connect_timeout_s = 2;  // the dead rank's own teardown gives up quickly
+  cfg.route_watchdog_s = 1;
+  std::atomic<int> kill{2};
+  Job job = route_test::make_job(GetParam(), dir.path, 4, cfg, &kill);
+  std::vector<Rx> rx(4, Rx(4));
+  run(job, [&](int me, fabric::Fabric& f) {
+    if (me == 2) return;
+    Rx& in = rx[static_cast<size_t>(me)];
+    auto has = [&](int r) {
+      for (const auto& l : in.lost)
+        if (l.first == r) return true;
+      return false;
+    };
+    auto end = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!has(2) && std::chrono::steady_clock::now() < end) {
+      f.check_peers(in);
+      if (f.progress(in) == 0) f.wait(0.01);
+    }
+    // The notice may lag the neighbours' own reports by a little: settle briefly.
+    for (int i = 0; i < 20; ++i) {
+      f.progress(in);
+      f.wait(0.005);
+    }
+    EXPECT_EQ(f.send(2, header(me, 2, 0, 0), nullptr, 0), Errc::lost_peer) << "rank " << me;
+  });
+  auto lost = [&](int me) {
+    std::map<int, std::string> m(rx[static_cast<size_t>(me)].lost.begin(), rx[static_cast<size_t>(me)].lost.end());
+    return m;
+  };
+  auto l0 = lost(0), l1 = lost(1), l3 = lost(3);
+  ASSERT_TRUE(l0.count(2)) << "rank 0 never heard of rank 2's loss";
+  EXPECT_NE(l0[2].find("notice from neighbour"), std::string::npos) << l0[2];
+  EXPECT_EQ(l0.size(), 1u);
+  ASSERT_TRUE(l1.count(2));
+  EXPECT_NE(l1[2].find("killed"), std::string::npos) << l1[2];
+  ASSERT_TRUE(l1.count(3)) << "1 -> 3 runs through 2";
+  EXPECT_NE(l1[3].find("passes rank 2"), std::string::npos) << l1[3];
+  EXPECT_FALSE(l1.count(0));
+  ASSERT_TRUE(l3.count(2));
+  EXPECT_TRUE(l3.count(1)) << "1 -> 3 runs through 2";
 }
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, RouteFabric, ::testing::Values("shm", "tcp"));

@@ -1,6 +1,7 @@
 // Route layers over real fabrics with ranks as threads, and an inner-fabric wrapper
 // that counts the frames handed to each peer (a routed rank may only reach neighbours).
 #pragma once
+#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -37,7 +38,17 @@ class Counting final : public Fabric {
   int progress(FrameSink& s) override { return in_->progress(s); }
   void wait(double t) override { in_->wait(t); }
   void wake() override { in_->wake(); }
-  void check_peers(FrameSink& s) override { in_->check_peers(s); }
+  void check_peers(FrameSink& s) override {
+    // A test's stand-in for a neighbour's death (threads share a pid, so shm cannot see it).
+    const int k = kill ? kill->load() : -1;
+    if (k >= 0 && k != rank() && !killed_reported) {
+      killed_reported = true;
+      s.on_peer_lost(k, "test: rank " + std::to_string(k) + " killed");
+    }
+    in_->check_peers(s);
+  }
+  const std::atomic<int>* kill = nullptr;  // set: this fabric reports that rank lost
+  bool killed_reported = false;
   void watch_peer(int p) override { in_->watch_peer(p); }
 
   std::unique_ptr<Fabric> in_;
@@ -52,7 +63,8 @@ struct Job {
 };
 
 // n route layers over `fabric` (shm, tcp) using the tables in `dir`.
-inline Job make_job(const std::string& fabric, const std::string& dir, int n, interlace::Config cfg) {
+inline Job make_job(const std::string& fabric, const std::string& dir, int n, interlace::Config cfg,
+                    const std::atomic<int>* kill = nullptr) {
   static int counter = 0;
   Job job;
   job.table = interlace::fabric::load_route_table(dir);
@@ -76,6 +88,7 @@ inline Job make_job(const std::string& fabric, const std::string& dir, int n, in
         init.config = cfg;
         auto c = std::make_unique<Counting>(interlace::fabric::make_fabric(fabric, init),
                                             job.sent[static_cast<size_t>(r)]);
+        if (kill && job.table.linked(r, kill->load())) c->kill = kill;
         job.fabrics[static_cast<size_t>(r)] = interlace::route::make_route_layer(std::move(c), job.table, cfg);
       } catch (const std::exception& e) {
         errors[static_cast<size_t>(r)] = e.what();
