@@ -30,8 +30,11 @@ void RouteLayer::flood(const FrameHeader& h, int except_nb) {
 void RouteLayer::on_control(const FrameHeader& h, int from, Reports& out) {
   switch (h.flags) {
     case fabric::kRouteCredit:
-      if (from >= 0 && h.seq < static_cast<uint32_t>(vcs_))
-        nbs_[static_cast<size_t>(from)].out[h.seq].credits += static_cast<int>(h.aux);
+      if (from >= 0 && h.seq < static_cast<uint32_t>(vcs_)) {
+        Channel& ch = nbs_[static_cast<size_t>(from)].out[h.seq];
+        ch.credits += static_cast<int>(h.aux);
+        ch.stuck_since_ns = 0;  // a wait for credit starts afresh from here
+      }
       return;
     case fabric::kRouteLost: {
       const int r = static_cast<int>(h.aux);

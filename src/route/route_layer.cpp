@@ -142,6 +142,10 @@ int RouteLayer::on_inner_frame(const FrameHeader& h, const std::byte* payload, f
     report(out, outer);
     return 0;
   }
+  if (h.src == h.dst && !fin) {  // a rank's frame to itself never left it: no route, no credit
+    outer.on_frame(h, payload);
+    return 1;
+  }
   const int vc = h.reserved;
   const int from = arrived_from(static_cast<int>(h.src), static_cast<int>(h.dst));
   if (vc >= vcs_ || from < 0) {
@@ -232,7 +236,8 @@ void RouteLayer::return_credits() {
 int RouteLayer::progress(fabric::FrameSink& sink) {
   InnerSink in(*this, sink);
   const int got = inner_->progress(in);
-  int moved = waiting_ > 0 || got > 0 ? pump() : 0;
+  // Always: refused control frames (a tcp link still connecting) wait in the queues too.
+  int moved = pump();
   // One credit frame per link and VC per round: batched under load, prompt when idle.
   return_credits();
   if (waiting_ > 0) {

@@ -92,11 +92,11 @@ TEST_P(RouteFabric, AllToAllWithOneCreditFinishesOnEveryTopology) {
       Rx& in = rx[static_cast<size_t>(me)];
       std::vector<uint32_t> sent(static_cast<size_t>(n), 0);
       std::vector<uint8_t> buf(maxp);
-      const int want = per_peer * (n - 1);
+      const int want = per_peer * n;  // every rank, itself included
       auto end = std::chrono::steady_clock::now() + std::chrono::seconds(60);
       int total_sent = 0;
       while ((total_sent < want || in.got < want) && std::chrono::steady_clock::now() < end) {
-        for (int k = 1; k < n; ++k) {
+        for (int k = 0; k < n; ++k) {
           const int d = (me + k) % n;
           uint32_t& s = sent[static_cast<size_t>(d)];
           if (s == static_cast<uint32_t>(per_peer)) continue;
@@ -254,5 +254,50 @@ TEST_P(RouteFabric, ALostRankIsReportedEverywhereWithTheRanksBehindIt) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, RouteFabric, ::testing::Values("shm", "tcp"));
+
+}  // namespace
+
+namespace {
+
+// A channel that ran out of credit once, long ago, is not "stuck" when it runs out
+// again later: the watchdog counts from the latest wait only.
+TEST(RouteWatchdog, AnOldShortWaitIsNotCountedLater) {
+  route_gen::Dir dir(route_gen::ring(2));
+  Config cfg;
+  cfg.route_credits = 1;
+  cfg.route_watchdog_s = 5;
+  Job job = route_test::make_job("shm", dir.path, 2, cfg);
+  std::vector<Rx> rx(2, Rx(2));
+  std::atomic<int> phase{0};
+  run(job, [&](int me, fabric::Fabric& f) {
+    Rx& in = rx[static_cast<size_t>(me)];
+    auto spin = [&](double s) {
+      auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(s);
+      while (std::chrono::steady_clock::now() < end) {
+        f.progress(in);
+        f.wait(0.001);
+      }
+    };
+    uint32_t seq = 0;
+    for (int round = 0; round < 2; ++round) {
+      if (me == 0) {
+        // Two frames with one credit: the second waits (the channel is stuck) until
+        // rank 1 starts reading, 0.1 s later.
+        for (int k = 0; k < 2; ++k)
+          EXPECT_EQ(f.send(1, header(0, 1, seq, 0), nullptr, 0), Errc::ok);
+        seq += 2;
+        f.progress(in);
+        phase.store(2 * round + 1);
+        spin(round == 0 ? 6.0 : 1.0);  // round 0: idle for longer than the watchdog
+      } else {
+        while (phase.load() != 2 * round + 1) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        spin(round == 0 ? 5.9 : 1.0);
+      }
+    }
+  });
+  EXPECT_TRUE(rx[0].lost.empty()) << rx[0].lost[0].second;
+  EXPECT_EQ(rx[1].got, 4);
+}
 
 }  // namespace
