@@ -48,7 +48,7 @@ std::vector<double> measure(const std::string& fabric, int iters) {
     const int me = w.rank();
     char b[8] = {};
     for (int h = 1; h <= 4; ++h) {
-      w.barrier();
+      coll::barrier(w);
       if (me == 0 || me == h) {
         const int peer = me == 0 ? h : 0;
         auto once = [&] {
@@ -67,7 +67,7 @@ std::vector<double> measure(const std::string& fabric, int iters) {
         if (me == 0) us[h] = s / iters / 2 * 1e6;
       }
     }
-    w.barrier();
+    coll::barrier(w);
   }, fabric);
   return us;
 }
