@@ -124,7 +124,6 @@ Context::Context(ContextOptions opts)
   const std::string which = choose_fabric(config_, env_, *store_);
   fabric_ = fabric::make_fabric(which, init);
   if (routes && !fabric_->routes_itself()) {
-    IL_LOG(debug, "job is " << route::describe_routing(*routes, rank_));
     fabric_ = route::make_route_layer(std::move(fabric_), std::move(*routes), config_);
   }
   IL_LOG(debug, "context up: rank " << rank_ << "/" << size_ << " fabric " << fabric_->name()

@@ -54,7 +54,7 @@ RouteLayer::RouteLayer(std::unique_ptr<fabric::Fabric> inner, fabric::RouteTable
   flooded_lost_.assign(static_cast<size_t>(n_), 0);
   fin_.assign(static_cast<size_t>(n_), 0);
   complete_.assign(static_cast<size_t>(n_), 0);
-  IL_LOG(debug, describe_routing(t_, self_) << "; credits " << credits_ << " per link and vc");
+  IL_LOG(debug, "job is " << describe_routing(t_, self_) << "; credits " << credits_ << " per link and vc");
 }
 
 RouteLayer::~RouteLayer() {
