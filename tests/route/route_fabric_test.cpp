@@ -118,9 +118,11 @@ TEST_P(RouteFabric, AllToAllWithOneCreditFinishesOnEveryTopology) {
       EXPECT_EQ(in.bad, 0) << "rank " << r;
       EXPECT_TRUE(in.lost.empty()) << "rank " << r << ": " << (in.lost.empty() ? "" : in.lost[0].second);
       // Frames reach neighbours only, and the route layer did forward on multi-hop tables.
-      for (int p = 0; p < n; ++p)
-        if (job.sent[static_cast<size_t>(r)][static_cast<size_t>(p)] > 0)
+      for (int p = 0; p < n; ++p) {
+        if (job.sent[static_cast<size_t>(r)][static_cast<size_t>(p)] > 0) {
           EXPECT_TRUE(p == r || job.table.linked(r, p)) << "rank " << r << " sent to non-neighbour " << p;
+        }
+      }
     }
   }
 }
