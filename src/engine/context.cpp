@@ -1,5 +1,7 @@
 #include "interlace/engine/context.hpp"
 #include "interlace/fabric/registry.hpp"
+#include "interlace/fabric/route_table.hpp"
+#include "interlace/route/route_layer.hpp"
 
 #include <sched.h>
 
@@ -111,8 +113,20 @@ Context::Context(ContextOptions opts)
   init.secret = env_.secret;
   init.store = store_.get();
   init.config = config_;
+  // Tables first: a bad file fails before any connection is made.
+  std::optional<fabric::RouteTable> routes;
+  if (!config_.routes_dir.empty()) {
+    routes = fabric::load_route_table(config_.routes_dir);
+    if (routes->ranks() != size_)
+      throw_error(Errc::invalid_argument, "INTERLACE_ROUTES: " + routes->source() + " has routes for " +
+                                              std::to_string(routes->ranks()) + " ranks but the job has " +
+                                              std::to_string(size_));
+  }
   const std::string which = choose_fabric(config_, env_, *store_);
   fabric_ = fabric::make_fabric(which, init);
+  if (routes && !fabric_->routes_itself()) {
+    fabric_ = route::make_route_layer(std::move(fabric_), std::move(*routes), config_);
+  }
   IL_LOG(debug, "context up: rank " << rank_ << "/" << size_ << " fabric " << fabric_->name()
                                      << " job " << env_.job_id);
 

@@ -22,8 +22,20 @@ enum FrameKind : uint8_t {
   kKindP2pFin = 5,     // receiver -> sender: rendezvous done; aux = sender cookie
   kKindP2pAck = 6,     // receiver -> sender: synchronous eager send matched; aux = cookie
   kKindP2pCredit = 7,  // receiver -> sender: eager credit returned; aux = bytes, no payload
+  kKindRoute = 8,      // route layer (docs/routing-layer.md): flags = RouteOp; never reaches
+                       // the engine. credit: seq = vc, aux = count; notices: aux = rank
   kKindEngineMax = 15,
   kKindCount = 128,
+};
+
+// Route layer operations (kKindRoute's flags). credit, lost, complete and deadlock go
+// to a neighbour only (src = sender, dst = neighbour); fin travels the pair's route.
+enum RouteOp : uint8_t {
+  kRouteCredit = 1,    // seq = vc, aux = frames freed on that link and vc
+  kRouteLost = 2,      // flood: aux = a rank found lost
+  kRouteFin = 3,       // src -> dst along the route: src sends nothing more to dst
+  kRouteComplete = 4,  // flood: aux = a rank that received every fin
+  kRouteDeadlock = 5,  // flood: comm = from, aux = to, seq = vc of the stuck channel
 };
 
 // P2pEager flag: the message came from a peer whose wire carries no tag (a ZRLMPI
@@ -49,7 +61,9 @@ static_assert(sizeof(FrameHeader) == 48, "wire header must stay 48 bytes");
 
 // Checks magic, version, kind range and that dst == self and src < size and
 // len <= max_len. Returns empty string if valid, else a description naming the bad field.
+// `transit`: the job is routed (INTERLACE_ROUTES), so a neighbour hands this rank frames
+// for others to forward: dst need only be a rank of the job.
 std::string validate_header(const FrameHeader& h, uint32_t self, uint32_t size,
-                            uint64_t max_len);
+                            uint64_t max_len, bool transit = false);
 
 }  // namespace interlace::fabric

@@ -85,7 +85,8 @@ int ShmFabric::drain(int src, FrameSink& sink, int budget) {
     if (!s) break;
     FrameHeader h;
     std::memcpy(&h, RecvRing::header_of(s), sizeof h);
-    std::string bad = validate_header(h, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_), max_len);
+    std::string bad = validate_header(h, static_cast<uint32_t>(rank_), static_cast<uint32_t>(size_), max_len,
+                                      !cfg_.routes_dir.empty());
     if (bad.empty() && slots_for(h.len) > r.slots_to_end())
       bad = "frame of " + std::to_string(h.len) + " bytes runs past the end of the ring";
     if (!bad.empty()) [[unlikely]] {

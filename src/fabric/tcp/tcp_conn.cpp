@@ -80,7 +80,7 @@ bool Connection::parse(FrameSink& sink, const InboundRules& rules, PumpResult& r
   while (rend_ - rpos_ >= sizeof(FrameHeader)) {
     FrameHeader h;
     std::memcpy(&h, buf_.data() + rpos_, sizeof h);
-    std::string bad = validate_header(h, rules.self, rules.size, rules.max_payload);
+    std::string bad = validate_header(h, rules.self, rules.size, rules.max_payload, rules.transit);
     if (!bad.empty()) {
       r.kind = PumpResult::malformed;
       r.why = "malformed frame: " + bad;

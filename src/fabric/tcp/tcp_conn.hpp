@@ -30,6 +30,7 @@ struct InboundRules {
   uint32_t self = 0;
   uint32_t size = 1;
   uint64_t max_payload = 0;
+  bool transit = false;  // routed job: frames for other ranks pass through (validate_header)
 };
 
 struct PumpResult {

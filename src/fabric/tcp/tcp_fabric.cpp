@@ -50,7 +50,8 @@ TcpFabric::TcpFabric(const FabricInit& init)
                     std::to_string(secret_.size()) + " bytes) must be at most " +
                     std::to_string(kMaxHelloField) + " bytes");
   rules_ = InboundRules{job_id_, secret_, static_cast<uint32_t>(rank_),
-                        static_cast<uint32_t>(size_), kMaxPayload};
+                        static_cast<uint32_t>(size_), kMaxPayload,
+                        !config_.routes_dir.empty()};
   peers_.resize(static_cast<size_t>(size_));
   try {
     epoll_fd_ = epoll_create1(EPOLL_CLOEXEC);

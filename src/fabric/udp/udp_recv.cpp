@@ -271,7 +271,8 @@ int UdpFabric::deliver(int peer, FrameSink* sink) {
     FrameHeader h;
     std::memcpy(&h, p.in.data() + p.in_head, sizeof h);
     if (std::string bad = validate_header(h, static_cast<uint32_t>(rank_),
-                                          static_cast<uint32_t>(size_), kMaxPayload);
+                                          static_cast<uint32_t>(size_), kMaxPayload,
+                                          !config_.routes_dir.empty());
         !bad.empty()) {
       IL_LOG(error, "udp: rank " << peer << " (" << p.addr_text << ") sent a bad frame: " << bad);
       mark_lost(peer, "protocol error from rank " + std::to_string(peer) + ": " + bad);
