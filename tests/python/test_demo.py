@@ -42,7 +42,7 @@ pytestmark = pytest.mark.timeout(900)
 
 
 def test_sections_in_order(demo):
-    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks", "OMPIF", "ZRLMPI"]
+    assert list(demo) == ["p2p", "channels", "collectives", "C++", "MPI", "SMI in C", "PGAS", "OpenSHMEM", "tasks", "OMPIF", "ZRLMPI", "Routing and simulation"]
 
 
 def test_every_section_shows_its_command(demo):
@@ -145,3 +145,14 @@ def test_zrlmpi(demo):
     assert re.fullmatch(r"Jacobi-2D 64x64: the original on 4 ranks and the transpiled job give "
                         r"the same checksum \d+", lines[-2]), lines
     assert lines[-1] == "the transpiled job over the reliable udp fabric: the same checksum", lines
+
+
+def test_routing(demo):
+    lines = demo["Routing and simulation"]
+    assert lines[0].startswith("$ interlace routes topo ring 4 -o "), lines
+    assert lines[-3] == ("ring of 4: 4 links, diameter 2, 2 virtual channels (a dateline); "
+                         "interlace routes check: correct and deadlock-free"), lines
+    assert lines[-2].startswith("Jacobi-2D over the routed ring"), lines
+    assert re.fullmatch(r"SMI ping-pong on the simulated Stratix 10 bus \(virtual time\): 1 hop "
+                        r"0\.\d\d us, 4 hops [23]\.\d\d us, 7 hops [45]\.\d\d us; SMI's Table 3 "
+                        r"within 10%", lines[-1]), lines
