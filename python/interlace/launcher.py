@@ -360,7 +360,7 @@ def known_fabrics() -> list[str]:
         from . import _core
         builtin = list(_core.builtin_fabrics())
     except (ImportError, AttributeError):
-        builtin = ["shm", "tcp"]  # source checkout without the extension
+        builtin = ["shm", "sim", "tcp", "udp"]  # source checkout without the extension (the ranks check)
     return ["auto", *builtin]
 
 
