@@ -152,6 +152,10 @@ void run_ranks_as_threads(int size, const std::function<void(Runtime&)>& fn,
         engine::ContextOptions o;
         o.env.rank = r;
         o.env.size = size;
+        // Every rank shares this host (and its cores): the wait policy counts them to
+        // see a crowded host, whatever the fabric (tcp, udp) says about its scope.
+        o.env.local_rank = r;
+        o.env.local_size = size;
         o.env.job_id = job;
         o.env.secret = "threads";
         o.env.host = "localhost";

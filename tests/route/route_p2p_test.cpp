@@ -2,8 +2,11 @@
 // and tcp: p2p all-to-all from 0 B to 1 MiB with one credit, collectives, an SMI channel.
 #include <gtest/gtest.h>
 
+#include <map>
+#include <mutex>
 #include <numeric>
 
+#include "interlace/engine/context.hpp"
 #include "interlace/interlace.hpp"
 #include "interlace/stream/channel.hpp"
 #include "route_gen.hpp"
@@ -116,6 +119,28 @@ TEST(RouteJobErrors, TablesForAnotherJobSizeFailClearly) {
     EXPECT_NE(std::string(e.what()).find("has routes for 4 ranks but the job has 3"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("routes.txt"), std::string::npos) << e.what();
   }
+}
+
+// Ranks as threads share one host whatever the fabric. Before, a tcp job did not count
+// them (tcp is a network fabric and no launcher said how many ranks were local), so on
+// a host with fewer cores than ranks they spun 2000 polls before sleeping: forwarding
+// ranks then waited a scheduler slice (~1 ms) per hop for a core (bench/route_hops).
+TEST(RouteJobWaits, TcpRanksAsThreadsWaitLikeShmRanks) {
+  route_gen::Dir dir(route_gen::ring(8));
+  route_gen::Env env{{"INTERLACE_ROUTES", dir.path}};
+  std::map<std::string, std::vector<std::pair<int, int>>> policy;  // fabric -> per rank
+  std::mutex m;
+  for (const char* fab : {"shm", "tcp"}) {
+    run_ranks_as_threads(8, [&](Runtime& rt) {
+      const engine::Context& c = rt.context();
+      EXPECT_EQ(c.environment().local_size, 8) << fab;
+      EXPECT_EQ(c.environment().local_rank, c.rank()) << fab;
+      std::lock_guard<std::mutex> g(m);
+      policy[fab].emplace_back(c.spin_rounds(), c.yield_rounds());
+    }, fab);
+  }
+  ASSERT_EQ(policy["tcp"].size(), 8u);
+  for (const auto& p : policy["tcp"]) EXPECT_EQ(p, policy["shm"].front());
 }
 
 INSTANTIATE_TEST_SUITE_P(Fabrics, RouteJob, ::testing::Values("shm", "tcp"));

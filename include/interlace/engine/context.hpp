@@ -76,6 +76,9 @@ class Context final : private fabric::FrameSink {
   // `what` ("MPI_Bcast", "split") cannot involve one.
   void require_no_foreign(const std::vector<int>& worlds, const std::string& what) const;
   const bootstrap::Environment& environment() const noexcept { return env_; }
+  // The wait policy in force (INTERLACE_SPIN / INTERLACE_YIELD, or chosen by crowding).
+  int spin_rounds() const noexcept { return spin_rounds_; }
+  int yield_rounds() const noexcept { return yield_rounds_; }
   fabric::Fabric& fabric() noexcept { return *fabric_; }
   bootstrap::Store& store() noexcept { return *store_; }
   OptionalLock& lock() noexcept { return lock_; }
