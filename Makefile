@@ -69,7 +69,7 @@ test-ctest: build
 test-asan: deps
 	cmake -S . -B $(BUILD)/asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DINTERLACE_SANITIZE=address,undefined -DINTERLACE_BUILD_EXAMPLES=OFF
-	@set -e; for t in unit_tests threads_tests pgas_tests task_tests; do \
+	@set -e; for t in unit_tests threads_tests pgas_tests task_tests route_tests sim_tests; do \
 	  if cmake --build $(BUILD)/asan --target help | grep -q "^$$t:"; then \
 	    cmake --build $(BUILD)/asan -j $(JOBS) --target $$t; \
 	    echo "== asan+ubsan: $$t"; \
@@ -99,7 +99,7 @@ TSAN_EXCLUDE := -*PayloadSizesSurviveIntact/tcp*:*LargeFrames*:*FenceOrdersPutsT
 test-tsan: deps
 	cmake -S . -B $(BUILD)/tsan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DINTERLACE_SANITIZE=thread -DINTERLACE_BUILD_EXAMPLES=OFF
-	@set -e; for t in threads_tests conformance_tests pgas_tests task_tests; do \
+	@set -e; for t in threads_tests conformance_tests pgas_tests task_tests route_tests sim_tests; do \
 	  if cmake --build $(BUILD)/tsan --target help | grep -q "^$$t:"; then \
 	    cmake --build $(BUILD)/tsan -j $(JOBS) --target $$t; \
 	    echo "== tsan: $$t"; \
