@@ -321,8 +321,11 @@ void SimFabric::stall_refused_send() {
 uint64_t SimFabric::quiet_until() const {
   // The soonest another rank's send can reach this one: send, first injection, one hop
   // and the receiving endpoint.
-  const uint64_t lookahead = static_cast<uint64_t>(m_.send_ps + m_.inject_ps + m_.link_ps_per_packet +
-                                                   m_.link_latency_ps + m_.router_ps + m_.recv_ps);
+  // With variable-size packets an empty frame's packet is shorter than a full one.
+  const double inject = m_.fixed_packets ? m_.inject_ps : m_.inject_ps - m_.inject_payload_ps;
+  const double ser = m_.fixed_packets ? m_.link_ps_per_packet : m_.link_ps_per_packet - m_.link_payload_ps;
+  const uint64_t lookahead =
+      static_cast<uint64_t>(m_.send_ps + inject + ser + m_.link_latency_ps + m_.router_ps + m_.recv_ps);
   uint64_t bound = next_event_time();
   for (int r = 0; r < n_; ++r) {
     if (r == me_) continue;
