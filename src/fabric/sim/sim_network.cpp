@@ -67,9 +67,13 @@ void SimFabric::inject(int dst, uint32_t idx) {
   const double send = m_.send_ps + (short_active_message(d.h) ? 0 : m_.data_send_ps);
   const uint64_t start = std::max(now + static_cast<uint64_t>(send), me.cks_free_ps);
   d.interval_ps = static_cast<uint64_t>(interval);
-  me.cks_free_ps = start + static_cast<uint64_t>(d.packets * interval);
+  // The sender drains no faster than its link takes packets (credit back-pressure from
+  // the first hop): otherwise a fast injector with a per-frame start-up cost (send_ns)
+  // would find its CKS idle at every frame and pay the start-up on each, serially.
+  const double drain = std::max(interval, m_.link_ps_per_packet);
+  me.cks_free_ps = start + static_cast<uint64_t>(d.packets * drain);
   // The sending kernel stalls once its FIFO into the CKS is full.
-  const uint64_t slack = static_cast<uint64_t>(m_.buffer_packets * interval);
+  const uint64_t slack = static_cast<uint64_t>(m_.buffer_packets * drain);
   if (me.cks_free_ps > now + slack) clock_ps_.store(me.cks_free_ps - slack, std::memory_order_relaxed);
   push_event(start + static_cast<uint64_t>(head_inject), me_, dst, idx, me_);
 }
