@@ -42,7 +42,8 @@ Model model_from_env() {
   if (!table)
     throw_error(Errc::invalid_argument, "INTERLACE_SIM_PRESET=" + m.preset +
                                             ": unknown preset (known: " + preset_names() + ")");
-  std::map<std::string, double> v = {{"wire_overhead_bytes", 0}, {"inject_bytes_per_cycle", 0}, {"data_send_ns", 0}};
+  std::map<std::string, double> v = {
+      {"wire_overhead_bytes", 0}, {"inject_bytes_per_cycle", 0}, {"data_send_ns", 0}, {"switched", 0}};
   for (const auto& p : table->params) v[p.key] = p.value;
   if (m.preset == "accl") {
     m.protocol = env("INTERLACE_SIM_PROTOCOL");
@@ -97,6 +98,7 @@ Model model_from_env() {
   m.poll_ps = v["poll_cycles"] * cycle_ps;
   m.buffer_packets = std::max(1.0, v["buffer_packets"]);
   m.window = v["window"];
+  m.switched = v["switched"] != 0;
 
   const std::string compute = env("INTERLACE_SIM_COMPUTE");
   if (compute == "measured") m.measured_compute = true;

@@ -101,9 +101,23 @@ void SimFabric::process(const Event& e) {
     return;
   }
   const int w = routes_.next(v, dst);
-  const int link = v * n_ + w;
   const uint64_t ser = static_cast<uint64_t>(m_.link_ps_per_packet);
   const uint64_t interval = std::max<uint64_t>(d.interval_ps, ser);
+  if (m_.switched) {
+    // Through a switch: v's port into it and w's port out of it are each one link, so
+    // trains from many senders to one receiver queue at its port (incast), and one
+    // sender's trains to many receivers at its own. Cut-through: the train goes once
+    // both ports are free and holds both while it passes.
+    uint64_t& up = link_free_[v * n_ + v];
+    uint64_t& down = link_free_[n_ * n_ + w];
+    const uint64_t start = std::max({e.t_ps, up, down});
+    up = down = start + d.packets * interval;
+    hdr_->packets += d.packets;
+    d.interval_ps = interval;
+    push_event(start + d.head_ser_ps + static_cast<uint64_t>(m_.link_latency_ps + m_.router_ps), src, dst, e.idx, w);
+    return;
+  }
+  const int link = v * n_ + w;
   const uint64_t start = std::max(e.t_ps, link_free_[link]);
   if (start > e.t_ps && d.prev_link >= 0 && d.packets > m_.buffer_packets) {
     const uint64_t held = start + static_cast<uint64_t>((d.packets - m_.buffer_packets) * interval);

@@ -43,6 +43,8 @@ struct Model {
   double poll_ps = 0;           // a progress() that finds nothing
   double buffer_packets = 32;   // per link and VC: packets the downstream buffer holds
   double window = 0;            // frames in flight per pair before an ack (0: none)
+  bool switched = false;        // ranks hang off one switch (one port each) instead of
+                                // direct links per pair
   int R = 8;
   double kernel_hz = 0;
   bool measured_compute = false;
