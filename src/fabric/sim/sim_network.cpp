@@ -71,7 +71,8 @@ void SimFabric::inject(int dst, uint32_t idx) {
   // the first hop): otherwise a fast injector with a per-frame start-up cost (send_ns)
   // would find its CKS idle at every frame and pay the start-up on each, serially.
   const double drain = std::max(interval, m_.link_ps_per_packet);
-  me.cks_free_ps = start + static_cast<uint64_t>(d.packets * drain);
+  const double busy = d.packets == 1 ? std::max(head_inject, head_ser) : d.packets * drain;
+  me.cks_free_ps = start + static_cast<uint64_t>(busy);
   // The sending kernel stalls once its FIFO into the CKS is full.
   const uint64_t slack = static_cast<uint64_t>(m_.buffer_packets * drain);
   if (me.cks_free_ps > now + slack) clock_ps_.store(me.cks_free_ps - slack, std::memory_order_relaxed);
