@@ -1,12 +1,15 @@
 /* FSHMEM's communication figures (section IV, Table III and Fig. 5) over shmem.h between
  * PE 0 (initiator) and PE 1, in virtual time on the sim fabric's fshmem preset.
- *   --mode latency    PUT: half the round trip of a put answered by a put, the peer
- *                     waiting on the data word (FSHMEM times a PUT until its header
- *                     reaches the remote FPGA); GET: one blocking get (until the reply
- *                     is back). "short" moves one long with shmem_long_p/_g, "long" a
- *                     4-byte payload with shmem_putmem/getmem.
- *   --mode bandwidth  for transfer sizes 4 B .. --max bytes (x2): one blocking
- *                     putmem+quiet or getmem, bandwidth = size / time (MB/s = 1e6 B/s,
+ *   --mode latency    PUT: from the command at PE 0 until the word has landed at PE 1
+ *                     (FSHMEM times a PUT until its header reaches the remote FPGA;
+ *                     one time base, so one-way); GET: one blocking get (until the
+ *                     reply is back). "short" is FSHMEM's short message (no payload, GASNet
+ *                     AM short: arguments only): shmem_long_atomic_set/_fetch, whose
+ *                     value rides in the AM's arguments; "long" a 4-byte payload with
+ *                     shmem_putmem/getmem (AM long: payload read from memory).
+ *   --mode bandwidth  for transfer sizes 4 B .. --max bytes (x2): a putmem timed
+ *                     one-way (command to last word landed at PE 1) or one blocking
+ *                     getmem; bandwidth = size / time (MB/s = 1e6 B/s,
  *                     the paper's 3813 MB/s is 95% of 250 MHz x 16 B = 4000 MB/s).
  * One JSON line per figure from PE 0. */
 #include <shmem.h>
@@ -15,33 +18,36 @@
 
 static long word_src, word_dst, flag; /* symmetric statics */
 
-static double put_pingpong(int me, long iters, int use_mem) {
-  double t0 = 0;
+/* One-way: PE 0 stamps the command, PE 1 the moment the word has landed; both clocks
+ * are the job's one virtual time base. PE 1 sends its stamps' sum back at the end. */
+static double put_oneway(int me, long iters, int use_mem) {
+  double sum0 = 0;
   for (long i = 1; i <= iters + 1; ++i) {
-    if (i == 2) t0 = interlace_wtime(); /* the first round trip warms both sides */
+    shmem_barrier_all();
+    /* PE 0 leaves the barrier up to a one-way latency before PE 1: idle 2 us first, so
+     * that PE 1 is already waiting and sees the word the moment it lands. */
+    if (me == 0) fid_charge(2e-6);
+    const double t = interlace_wtime();
     if (me == 0) {
       if (use_mem) {
         int v = (int)i;
         shmem_putmem(&flag, &v, sizeof v, 1);
       } else {
-        shmem_long_p(&flag, i, 1);
+        shmem_long_atomic_set(&flag, i, 1);
       }
       shmem_quiet();
-      if (use_mem) shmem_int_wait_until((int*)&flag, SHMEM_CMP_EQ, -(int)i);
-      else shmem_long_wait_until(&flag, SHMEM_CMP_EQ, -i);
+      if (i > 1) sum0 -= t; /* the first round warms both sides */
     } else {
-      if (use_mem) {
-        shmem_int_wait_until((int*)&flag, SHMEM_CMP_EQ, (int)i);
-        int v = -(int)i;
-        shmem_putmem(&flag, &v, sizeof v, 0);
-      } else {
-        shmem_long_wait_until(&flag, SHMEM_CMP_EQ, i);
-        shmem_long_p(&flag, -i, 0);
-      }
-      shmem_quiet();
+      if (use_mem) shmem_int_wait_until((int*)&flag, SHMEM_CMP_EQ, (int)i);
+      else shmem_long_wait_until(&flag, SHMEM_CMP_EQ, i);
+      if (i > 1) sum0 += interlace_wtime();
     }
   }
-  return (interlace_wtime() - t0) / (2.0 * (double)iters);
+  static double arrived;
+  shmem_barrier_all();
+  if (me == 1) shmem_double_p(&arrived, sum0, 0);
+  shmem_barrier_all();
+  return me == 0 ? (arrived + sum0) / (double)iters : 0;
 }
 
 static double get_time(long iters, int use_mem) {
@@ -50,7 +56,7 @@ static double get_time(long iters, int use_mem) {
   const double t0 = interlace_wtime();
   for (long i = 0; i < iters; ++i) {
     if (use_mem) shmem_getmem(&word_dst, &word_src, 4, 1);
-    else v += shmem_long_g(&word_src, 1);
+    else v += shmem_long_atomic_fetch(&word_src, 1);
   }
   (void)v;
   return (interlace_wtime() - t0) / (double)iters;
@@ -74,7 +80,7 @@ int main(int argc, char** argv) {
     for (int use_mem = 0; use_mem <= 1; ++use_mem) {
       flag = 0;
       shmem_barrier_all();
-      const double put = put_pingpong(me, iters, use_mem);
+      const double put = put_oneway(me, iters, use_mem);
       shmem_barrier_all();
       const double get = me == 0 ? get_time(iters, use_mem) : 0;
       shmem_barrier_all();
@@ -91,19 +97,39 @@ int main(int argc, char** argv) {
       shmem_global_exit(1);
     }
     memset(local, 1, (size_t)max);
-    shmem_barrier_all();
-    if (me == 0) {
-      for (long n = 4; n <= max; n *= 2) {
-        const long reps = n >= (256L << 10) ? 2 : 4;
-        double t0 = interlace_wtime();
-        for (long r = 0; r < reps; ++r) {
+    static double arrived;
+    for (long n = 4; n <= max; n *= 2) {
+      const long reps = n >= (256L << 10) ? 2 : 4;
+      /* PUT one-way, as FSHMEM times it: PE 0's command until the last word has landed
+       * at PE 1 (puts of one pair land in order), PE 1 idle-waiting already. */
+      double sum = 0;
+      for (long r = 0; r < reps; ++r) {
+        const int marker = (int)(n + r + 1);
+        shmem_barrier_all();
+        if (me == 0) {
+          fid_charge(2e-6);
+          memcpy(local + n - 4, &marker, 4);
+          sum -= interlace_wtime();
           shmem_putmem(buf, local, (size_t)n, 1);
           shmem_quiet();
+        } else {
+          shmem_int_wait_until((int*)(buf + n - 4), SHMEM_CMP_EQ, marker);
+          sum += interlace_wtime();
         }
-        const double tp = (interlace_wtime() - t0) / (double)reps;
-        t0 = interlace_wtime();
-        for (long r = 0; r < reps; ++r) shmem_getmem(local, buf, (size_t)n, 1);
-        const double tg = (interlace_wtime() - t0) / (double)reps;
+      }
+      shmem_barrier_all();
+      if (me == 1) shmem_double_p(&arrived, sum, 0);
+      shmem_barrier_all();
+      if (me == 0) {
+        const double tp = (arrived + sum) / (double)reps;
+        double tg = 0;
+        for (long r = 0; r < reps; ++r) {
+          fid_charge(2e-6);
+          const double t0 = interlace_wtime();
+          shmem_getmem(local, buf, (size_t)n, 1);
+          tg += interlace_wtime() - t0;
+        }
+        tg /= (double)reps;
         FID_PRINT("\"bench\": \"fshmem_bandwidth\", \"packet\": %ld, \"bytes\": %ld, \"put_mb_s\": %.3f, "
                   "\"get_mb_s\": %.3f",
                   packet, n, (double)n / tp / 1e6, (double)n / tg / 1e6);

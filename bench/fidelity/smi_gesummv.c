@@ -5,7 +5,9 @@
  *   2 ranks: rank 0 computes alpha*A*x and streams each element to rank 1 over an SMI
  *            channel; rank 1 computes beta*B*x from its own memory and adds (MPMD in
  *            the paper, one program with a rank switch here); each FPGA streams N * 4
- *            bytes per row at the full --mem-bw.
+ *            bytes per row at the full --mem-bw. Rank 0 flushes every --packet-elems
+ *            elements (default 7: one SMI packet of 28 B), as SMI's Push forwards a
+ *            packet once it is full, so rank 1 consumes while rank 0 computes.
  * The arithmetic is done for real on a small --check N so the result can be verified;
  * large N only charges time (the numbers would not change the modelled time).
  * Prints one JSON line from the rank holding y. */
@@ -33,10 +35,13 @@ int main(int argc, char** argv) {
   const long n = fid_opt_long(argc, argv, "--n", 4096);
   const double mem_bw = fid_opt_double(argc, argv, "--mem-bw", 19.2e9);
   const int real = fid_flag(argc, argv, "--check");
+  const long pkt_elems = fid_opt_long(argc, argv, "--packet-elems", 7); /* SMI: 28 B payload */
   const float alpha = 1.5f, beta = 0.5f;
-  if (n < 1 || n > (1L << 24) || mem_bw <= 0 || size > 2) {
-    fprintf(stderr, "smi_gesummv: needs 1 or 2 ranks, --n in 1..2^24 and --mem-bw > 0 (got %d, %ld, %g)\n",
-            size, n, mem_bw);
+  if (n < 1 || n > (1L << 24) || mem_bw <= 0 || size > 2 || pkt_elems < 1) {
+    fprintf(stderr,
+            "smi_gesummv: needs 1 or 2 ranks, --n in 1..2^24, --mem-bw > 0 and --packet-elems >= 1 "
+            "(got %d, %ld, %g, %ld)\n",
+            size, n, mem_bw, pkt_elems);
     return 2;
   }
   double checksum = 0, t = 0;
@@ -58,7 +63,11 @@ int main(int argc, char** argv) {
       for (long i = 0; i < n; ++i) {
         fid_charge(row_s);
         float v = alpha * gemv_row(0, i, n, real);
-        SMI_Push(&out, &v);
+        /* An SMI packet leaves the FPGA as soon as its 28 B (7 floats) are filled;
+         * interlace's software channel would otherwise batch up to 32 KiB into one
+         * frame, i.e. all of rank 0's results, arriving after all of its compute. */
+        if ((i + 1) % pkt_elems == 0) SMI_Push_flush(&out, &v, 1);
+        else SMI_Push(&out, &v);
       }
     } else {
       SMI_Channel start = SMI_Open_send_channel(1, SMI_INT, 0, PORT_GO, comm);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "interlace/core/job_clock.hpp"
 #include "interlace/core/log.hpp"
 #include "interlace/p2p/communicator.hpp"
 #include "interlace/pgas/result_transfer.hpp"
@@ -76,8 +77,11 @@ Pgas& Pgas::attach(Runtime& rt, size_t heap_bytes) {
   }
   // Over a fabric without shared memory every operation is a message its target
   // serves: by default a progress thread serves them while the target computes.
-  // (Outside the lock: starting the thread turns the lock on.)
-  if (p->s_->heap_private && p->s_->size > 1 && ctx.config().progress == ProgressMode::auto_)
+  // (Outside the lock: starting the thread turns the lock on.) Not in virtual time (the
+  // sim fabric): the thread's polls would land at real-time moments and make virtual
+  // times differ from run to run; there a PE serves messages whenever it waits.
+  if (p->s_->heap_private && p->s_->size > 1 && ctx.config().progress == ProgressMode::auto_ &&
+      !clock::is_virtual())
     ctx.start_progress_thread();
   return *p;
 }

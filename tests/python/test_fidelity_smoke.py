@@ -24,6 +24,7 @@ PROGRAMS = ["smi_micro", "smi_gesummv", "smi_stencil", "fshmem_putget", "accl_co
 # bench -> fields each of its lines must carry (numbers, > 0 unless listed in ZERO_OK)
 FIELDS = {
     "smi_latency": ["latency_us"], "smi_bandwidth": ["gbit_s", "seconds"], "smi_inject": ["seconds_per_msg"],
+    "smi_inject_recv": ["seconds_per_msg"],
     "smi_gesummv": ["seconds"], "smi_stencil": ["seconds"], "fshmem_latency": ["put_us", "get_us"],
     "fshmem_bandwidth": ["put_mb_s", "get_mb_s"], "accl_sendrecv": ["gbit_s"], "accl_coll": ["us"],
     "nbody_scaling": ["gpairs_s"], "zrlmpi_jacobi": ["ms_per_iter"],

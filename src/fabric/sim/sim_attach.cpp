@@ -56,7 +56,7 @@ Layout::Layout(int n, uint32_t nd, uint64_t rb) : ndesc(nd), heap_cap(0), ring_b
   heap_cap = static_cast<uint32_t>(nn * nd + 16);
   ranks = align64(sizeof(Header));
   links = align64(ranks + sizeof(RankSlot) * n);
-  heap = align64(links + sizeof(uint64_t) * nn);
+  heap = align64(links + sizeof(uint64_t) * (nn + n));  // n*n links, then n switch downlinks
   pairs = align64(heap + sizeof(Event) * heap_cap);
   pair_bytes = align64(sizeof(Pair) + sizeof(Desc) * nd) + rb;
   total = pairs + pair_bytes * nn;

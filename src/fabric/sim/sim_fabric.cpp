@@ -216,6 +216,7 @@ Errc SimFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
     // A finished peer reads nothing more: the frame goes nowhere.
   } else if (p.dtail - p.dhead >= layout_.ndesc || p.btail + pad + need - p.bhead > layout_.ring_bytes) {
     rc = Errc::would_block;
+    stall_refused_send();
   } else {
     const uint32_t idx = static_cast<uint32_t>(p.dtail % layout_.ndesc);
     Desc& d = descs(me_, peer)[idx];
@@ -298,11 +299,33 @@ void SimFabric::wait(double timeout_s) {
   leave();
 }
 
+// The pair's buffers are full: room comes back only when a network event delivers a
+// frame and the receiver, running at its own virtual time, consumes it. A caller that
+// retries the send without progress (PGAS active messages do) must still see time
+// pass, as it would on hardware; at a fixed virtual time it stays the earliest rank and
+// gets the baton back for ever (a livelock). So a refusal waits, like a poll, until the
+// next moment anything can change: the next network event or another rank's turn.
+void SimFabric::stall_refused_send() {
+  const uint64_t now = clock_ps_.load(std::memory_order_relaxed);
+  uint64_t bound = next_event_time();
+  for (int r = 0; r < n_; ++r) {
+    if (r == me_) continue;
+    const RankSlot& s = slot(r);
+    if (s.state == kReady || s.state == kRunning || s.state == kAway) bound = std::min(bound, s.clock_ps);
+    else if (s.state == kBlocked) bound = std::min(bound, s.deadline_ps);
+  }
+  const uint64_t poll = std::max<uint64_t>(1, static_cast<uint64_t>(m_.poll_ps));
+  clock_ps_.store(bound != UINT64_MAX && bound > now + poll ? bound : now + poll, std::memory_order_relaxed);
+}
+
 uint64_t SimFabric::quiet_until() const {
   // The soonest another rank's send can reach this one: send, first injection, one hop
   // and the receiving endpoint.
-  const uint64_t lookahead = static_cast<uint64_t>(m_.send_ps + m_.inject_ps + m_.link_ps_per_packet +
-                                                   m_.link_latency_ps + m_.router_ps + m_.recv_ps);
+  // With variable-size packets an empty frame's packet is shorter than a full one.
+  const double inject = m_.fixed_packets ? m_.inject_ps : m_.inject_ps - m_.inject_payload_ps;
+  const double ser = m_.fixed_packets ? m_.link_ps_per_packet : m_.link_ps_per_packet - m_.link_payload_ps;
+  const uint64_t lookahead =
+      static_cast<uint64_t>(m_.send_ps + inject + ser + m_.link_latency_ps + m_.router_ps + m_.recv_ps);
   uint64_t bound = next_event_time();
   for (int r = 0; r < n_; ++r) {
     if (r == me_) continue;

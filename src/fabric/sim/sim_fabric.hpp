@@ -59,6 +59,7 @@ class SimFabric final : public Fabric {
   bool pop_event_before(uint64_t limit, Event& out);
   uint64_t next_event_time() const;  // UINT64_MAX when none
   uint64_t quiet_until() const;      // nothing can reach this rank before then
+  void stall_refused_send();         // a send found the pair's buffers full
 
   RankSlot& slot(int r) const { return ranks_[r]; }
   Pair& pair(int s, int d) const;

@@ -42,7 +42,8 @@ Model model_from_env() {
   if (!table)
     throw_error(Errc::invalid_argument, "INTERLACE_SIM_PRESET=" + m.preset +
                                             ": unknown preset (known: " + preset_names() + ")");
-  std::map<std::string, double> v;
+  std::map<std::string, double> v = {
+      {"wire_overhead_bytes", 0}, {"inject_bytes_per_cycle", 0}, {"data_send_ns", 0}, {"switched", 0}};
   for (const auto& p : table->params) v[p.key] = p.value;
   if (m.preset == "accl") {
     m.protocol = env("INTERLACE_SIM_PROTOCOL");
@@ -66,7 +67,8 @@ Model model_from_env() {
       throw_error(Errc::invalid_argument, "INTERLACE_SIM_PACKET_BYTES=" +
                                               env("INTERLACE_SIM_PACKET_BYTES") +
                                               ": fshmem packets are 128..1024 B");
-    if (env("INTERLACE_SIM_PAYLOAD_BYTES").empty()) v["payload_bytes"] = v["packet_bytes"] - 16;
+    // FSHMEM's packet size counts payload; its header is in wire_overhead_bytes.
+    if (env("INTERLACE_SIM_PAYLOAD_BYTES").empty()) v["payload_bytes"] = v["packet_bytes"];
   }
   if (v["payload_bytes"] < 1 || v["payload_bytes"] > v["packet_bytes"])
     throw_error(Errc::invalid_argument, "sim: payload_bytes " + std::to_string(v["payload_bytes"]) +
@@ -80,15 +82,23 @@ Model model_from_env() {
   m.payload_bytes = v["payload_bytes"];
   m.fixed_packets = v["fixed_packets"] != 0;
   m.frame_header_bytes = v["frame_header_bytes"];
-  m.link_ps_per_packet = m.packet_bytes * 8 / v["link_gbps"] * 1e3;
+  m.link_ps_per_packet = (m.packet_bytes + v["wire_overhead_bytes"]) * 8 / v["link_gbps"] * 1e3;
   m.link_latency_ps = v["link_latency_ns"] * 1e3;
   m.router_ps = v["router_cycles"] * cycle_ps;
-  m.inject_ps = (v["inject_c0"] + v["inject_c1"] / m.R) * cycle_ps;
+  // A datapath that moves inject_bytes_per_cycle of payload per cycle adds the packet's
+  // payload to the fixed per-packet cost c(R).
+  const double per_cycle = v["inject_bytes_per_cycle"];
+  m.inject_ps = (v["inject_c0"] + v["inject_c1"] / m.R + (per_cycle > 0 ? m.payload_bytes / per_cycle : 0)) *
+                cycle_ps;
+  m.inject_payload_ps = (per_cycle > 0 ? m.payload_bytes / per_cycle : 0) * cycle_ps;
+  m.link_payload_ps = m.payload_bytes * 8 / v["link_gbps"] * 1e3;
   m.send_ps = v["send_ns"] * 1e3;
+  m.data_send_ps = v["data_send_ns"] * 1e3;
   m.recv_ps = v["recv_ns"] * 1e3;
   m.poll_ps = v["poll_cycles"] * cycle_ps;
   m.buffer_packets = std::max(1.0, v["buffer_packets"]);
   m.window = v["window"];
+  m.switched = v["switched"] != 0;
 
   const std::string compute = env("INTERLACE_SIM_COMPUTE");
   if (compute == "measured") m.measured_compute = true;

@@ -31,14 +31,20 @@ struct Model {
   bool fixed_packets = true;    // a short last packet still costs a whole packet
   double frame_header_bytes = 0;  // bytes of interlace's frame header charged per frame
   double link_ps_per_packet = 0;  // serialisation of one full packet on a link
+  double link_payload_ps = 0;   // the payload's part of link_ps_per_packet
   double link_latency_ps = 0;
   double router_ps = 0;         // per hop: CKR -> CKS forwarding
   double inject_ps = 0;         // per packet at the sender's CKS, c(R) cycles
+  double inject_payload_ps = 0; // the payload's part of inject_ps (per-byte datapath)
   double send_ps = 0;           // sender endpoint before the first packet leaves
+  double data_send_ps = 0;      // more for a frame whose payload is read from memory
+                                // (every frame but a PGAS short active message)
   double recv_ps = 0;           // receiver endpoint after the last packet arrives
   double poll_ps = 0;           // a progress() that finds nothing
   double buffer_packets = 32;   // per link and VC: packets the downstream buffer holds
   double window = 0;            // frames in flight per pair before an ack (0: none)
+  bool switched = false;        // ranks hang off one switch (one port each) instead of
+                                // direct links per pair
   int R = 8;
   double kernel_hz = 0;
   bool measured_compute = false;

@@ -57,7 +57,7 @@ struct Desc {
   uint32_t packets;
   uint32_t state;
   int32_t prev_link;     // link the train last crossed (for back-pressure), -1 none
-  uint32_t pad;
+  uint32_t head_ser_ps;  // serialisation of the train's first packet on a link
 };
 
 struct Pair {
