@@ -27,7 +27,10 @@ TEST(FabricRegistry, BuiltinBackendsRegisterThemselvesWithScopeAndOptions) {
   bool ring = false;
   for (const FabricOption& o : shm->options) ring = ring || o.variable == "INTERLACE_SHM_RING_BYTES";
   EXPECT_TRUE(ring);
-  EXPECT_EQ(registry().names(), "shm, tcp, udp");
+  EXPECT_EQ(registry().names(), "shm, sim, tcp, udp");
+  const FabricInfo* sim = registry().find("sim");
+  ASSERT_NE(sim, nullptr);
+  EXPECT_LT(sim->priority, shm->priority) << "auto must never choose the simulator";
   const FabricInfo* udp = registry().find("udp");
   ASSERT_NE(udp, nullptr);
   EXPECT_LT(udp->priority, tcp->priority) << "auto must keep choosing tcp";
@@ -42,7 +45,7 @@ TEST(FabricRegistry, UnknownNameIsAnErrorListingTheKnownOnes) {
     EXPECT_EQ(e.code(), Errc::invalid_argument);
     const std::string m = e.what();
     EXPECT_NE(m.find("infiniband"), std::string::npos) << m;
-    EXPECT_NE(m.find("shm, tcp"), std::string::npos) << m;
+    EXPECT_NE(m.find("shm, sim, tcp, udp"), std::string::npos) << m;
   }
 }
 

@@ -98,10 +98,10 @@ TEST(FrameHeader, ValidateNamesTheBadFieldAndValue) {
   }
 }
 
-TEST(Fabric, BuiltinFabricsListsShmTcpAndUdp) {
+TEST(Fabric, BuiltinFabricsListsShmSimTcpAndUdp) {
   std::vector<std::string> names;
   for (const char* const* p = interlace::fabric::builtin_fabrics(); *p; ++p) names.emplace_back(*p);
-  EXPECT_EQ(names, (std::vector<std::string>{"shm", "tcp", "udp"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"shm", "sim", "tcp", "udp"}));
 }
 
 }  // namespace
