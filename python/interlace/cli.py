@@ -107,8 +107,10 @@ def cmd_info(argv: list[str]) -> int:
     return 0
 
 
-# Variables of the Python tools, not of the library (docs/configuration.md).
+# Variables of the Python tools and the test harness, not of the library
+# (docs/configuration.md).
 TOOL_VARIABLES = {
+    "INTERLACE_THREADS_FABRIC": "tests only: the fabric of run_ranks_as_threads in place of shm",
     "INTERLACE_CC": "C compiler of interlace-cc (default cc)",
     "INTERLACE_CXX": "C++ compiler of interlace-c++ (default c++)",
     "INTERLACE_PREFIX": "install prefix interlace config reports (default: this environment's)",
