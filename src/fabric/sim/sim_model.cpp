@@ -1,6 +1,7 @@
 // Turns a preset table plus INTERLACE_SIM_* overrides into the simulator's Model.
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <map>
 
@@ -21,12 +22,18 @@ std::string upper(std::string s) {
   return s;
 }
 
+std::string shown(double v) {  // 1 and 1e+09, not 1.000000 and 1000000000.000000
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 double number(const std::string& var, const std::string& text, double lo, double hi) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
   if (text.empty() || *end != '\0' || !std::isfinite(v) || v < lo || v > hi)
-    throw_error(Errc::invalid_argument, var + "=" + text + ": expected a number in [" +
-                                            std::to_string(lo) + ", " + std::to_string(hi) + "]");
+    throw_error(Errc::invalid_argument, var + "=" + text + ": expected a number in [" + shown(lo) +
+                                            ", " + shown(hi) + "]");
   return v;
 }
 
