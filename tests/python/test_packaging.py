@@ -152,11 +152,12 @@ def test_info_checks_the_fabric_name_against_the_registry_and_lists_fabric_optio
     pytest.importorskip("interlace._core")
     r = run_interlace("info", env=launcher_env(INTERLACE_FABRIC="infiniband"))
     assert r.returncode == 1
-    assert "infiniband" in r.stdout and "shm, tcp" in r.stdout, r.stdout
+    assert "infiniband" in r.stdout and "shm, sim, tcp, udp" in r.stdout, r.stdout
     r = run_interlace("info", env=launcher_env())
     assert r.returncode == 0, r.stderr
     assert re.search(r"^  shm \(host\): ", r.stdout, re.M), r.stdout
     assert re.search(r"^  tcp \(network\): ", r.stdout, re.M), r.stdout
+    assert re.search(r"^  sim \(host\): ", r.stdout, re.M), r.stdout
     assert "INTERLACE_SHM_RING_BYTES (default 256k)" in r.stdout
 
 
