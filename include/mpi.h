@@ -209,6 +209,45 @@ typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Dataty
 #define MPI_ERR_UNSUPPORTED_OPERATION 23
 #define MPI_ERR_PROC_FAILED 24 /* a peer process died (ULFM's name) */
 #define MPI_ERR_TIMEOUT 25     /* interlace: INTERLACE_TIMEOUT expired */
+/* the remaining classes of MPI 4.1 */
+#define MPI_ERR_ACCESS 26
+#define MPI_ERR_AMODE 27
+#define MPI_ERR_ASSERT 28
+#define MPI_ERR_BAD_FILE 29
+#define MPI_ERR_BASE 30
+#define MPI_ERR_CONVERSION 31
+#define MPI_ERR_DISP 32
+#define MPI_ERR_DUP_DATAREP 33
+#define MPI_ERR_FILE_EXISTS 34
+#define MPI_ERR_FILE_IN_USE 35
+#define MPI_ERR_FILE 36
+#define MPI_ERR_INFO_KEY 37
+#define MPI_ERR_INFO_NOKEY 38
+#define MPI_ERR_INFO_VALUE 39
+#define MPI_ERR_IO 40
+#define MPI_ERR_LOCKTYPE 41
+#define MPI_ERR_NAME 42
+#define MPI_ERR_NO_SPACE 43
+#define MPI_ERR_NO_SUCH_FILE 44
+#define MPI_ERR_NOT_SAME 45
+#define MPI_ERR_PORT 46
+#define MPI_ERR_QUOTA 47
+#define MPI_ERR_READ_ONLY 48
+#define MPI_ERR_RMA_ATTACH 49
+#define MPI_ERR_RMA_CONFLICT 50
+#define MPI_ERR_RMA_RANGE 51
+#define MPI_ERR_RMA_SHARED 52
+#define MPI_ERR_RMA_SYNC 53
+#define MPI_ERR_RMA_FLAVOR 54
+#define MPI_ERR_SERVICE 55
+#define MPI_ERR_SIZE 56
+#define MPI_ERR_SPAWN 57
+#define MPI_ERR_UNSUPPORTED_DATAREP 58
+#define MPI_ERR_WIN 59
+#define MPI_ERR_SESSION 60
+#define MPI_ERR_PROC_ABORTED 61
+#define MPI_ERR_VALUE_TOO_LARGE 62
+#define MPI_ERR_ERRHANDLER 63
 #define MPI_ERR_LASTCODE 63    /* error codes above it carry a message (MPI_Error_string) */
 
 /* ---- environment -------------------------------------------------------------------- */
@@ -429,6 +468,17 @@ int MPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size);
 int MPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op);
 int MPI_Op_free(MPI_Op *op);
 int MPI_Op_commutative(MPI_Op op, int *commute);
+
+/* ---- the rest of the API, one header per group (only through mpi.h) ---------------- */
+#define INTERLACE_MPI_H_INSIDE 1
+#include "interlace/mpi/types.h"
+#include "interlace/mpi/attr.h"
+#include "interlace/mpi/comm.h"
+#include "interlace/mpi/p2p.h"
+#include "interlace/mpi/coll.h"
+#include "interlace/mpi/win.h"
+#include "interlace/mpi/misc.h"
+#undef INTERLACE_MPI_H_INSIDE
 
 #ifdef __cplusplus
 }
