@@ -295,6 +295,45 @@ static void test_attributes(void) {
   check(key == MPI_KEYVAL_INVALID, "MPI_Type_free_keyval resets the keyval");
 }
 
+#ifdef INTERLACE_MPI
+/* Bad arguments give an error of the right class whose message names the value
+ * (interlace's messages; other libraries word theirs differently). */
+static void fails(int rc, int cls, const char *needle, const char *what) {
+  int c, len;
+  char msg[MPI_MAX_ERROR_STRING];
+  MPI_Error_class(rc, &c);
+  MPI_Error_string(rc, msg, &len);
+  if (c != cls || !strstr(msg, needle)) fprintf(stderr, "got class %d, message: %s\n", c, msg);
+  check(c == cls && strstr(msg, needle) != NULL, what);
+}
+
+static void test_errors(void) {
+  MPI_Datatype t;
+  MPI_Aint size, pos = 0;
+  int sizes[2] = {4, 5}, sub[2] = {2, 3}, starts[2] = {3, 0}, ps[2] = {2, 3}, gs[2] = {4, 6};
+  int dist[2] = {MPI_DISTRIBUTE_BLOCK, MPI_DISTRIBUTE_BLOCK}, darg[2] = {MPI_DISTRIBUTE_DFLT_DARG, 1};
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  fails(MPI_Type_create_subarray(2, sizes, sub, starts, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "start 3",
+        "a subarray past the array's end");
+  starts[0] = 0;
+  fails(MPI_Type_create_subarray(2, sizes, sub, starts, 99, MPI_INT, &t), MPI_ERR_ARG, "order 99", "a bad order");
+  fails(MPI_Type_create_darray(4, 0, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG, "6",
+        "psizes whose product is not size");
+  ps[1] = 2;
+  fails(MPI_Type_create_darray(4, 0, 2, gs, dist, darg, ps, MPI_ORDER_C, MPI_INT, &t), MPI_ERR_ARG,
+        "block size 1", "a block darg too small to cover the array");
+  fails(MPI_Pack_external("native", &pos, 1, MPI_INT, &size, sizeof size, &pos), MPI_ERR_UNSUPPORTED_DATAREP,
+        "native", "a datarep other than external32");
+  int ints[1];
+  fails(MPI_Type_get_contents(MPI_INT, 0, 0, 0, ints, NULL, NULL), MPI_ERR_TYPE, "MPI_INT",
+        "contents of a named type");
+  fails(MPI_Type_match_size(MPI_TYPECLASS_REAL, 3, &t), MPI_ERR_ARG, "size 3", "no real type of size 3");
+  fails(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t), MPI_ERR_ARG, "precision 40", "precision 40");
+  fails(MPI_Type_free(&(MPI_Datatype){MPI_INTEGER}), MPI_ERR_TYPE, "MPI_INTEGER", "freeing MPI_INTEGER");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
+#endif
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -305,6 +344,9 @@ int main(int argc, char **argv) {
   test_get_elements_mixed();
   test_external32();
   test_attributes();
+#ifdef INTERLACE_MPI
+  test_errors();
+#endif
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("OK conf_types_ext\n");
   MPI_Finalize();
