@@ -332,6 +332,35 @@ static void test_errors(void) {
   fails(MPI_Type_free(&(MPI_Datatype){MPI_INTEGER}), MPI_ERR_TYPE, "MPI_INTEGER", "freeing MPI_INTEGER");
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 }
+
+/* external32 sizes that differ from this platform's: MPI_LONG is 4 bytes, MPI_LONG_DOUBLE
+ * 16 (IEEE binary128). Open MPI keeps the native sizes here, hence interlace only. */
+static void test_external32_sizes(void) {
+  long l = -2, lback = 0;
+  long double x = 1.5L, xback = 0;
+  unsigned char buf[16];
+  MPI_Aint size, pos = 0;
+  MPI_Pack_external_size("external32", 1, MPI_LONG, &size);
+  check(size == 4, "MPI_LONG is 4 bytes in external32");
+  MPI_Pack_external("external32", &l, 1, MPI_LONG, buf, sizeof buf, &pos);
+  check(pos == 4 && buf[0] == 0xff && buf[3] == 0xfe, "MPI_LONG -2 is ff ff ff fe");
+  pos = 0;
+  MPI_Unpack_external("external32", buf, sizeof buf, &pos, &lback, 1, MPI_LONG);
+  check(lback == -2, "MPI_LONG -2 comes back sign-extended");
+  pos = 0;
+  MPI_Pack_external("external32", &x, 1, MPI_LONG_DOUBLE, buf, sizeof buf, &pos);
+  check(pos == 16 && buf[0] == 0x3f && buf[1] == 0xff && buf[2] == 0x80 && buf[15] == 0,
+        "long double 1.5 is binary128 3fff8000...");
+  pos = 0;
+  MPI_Unpack_external("external32", buf, sizeof buf, &pos, &xback, 1, MPI_LONG_DOUBLE);
+  check(xback == 1.5L, "long double comes back");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  l = 1L << 40;
+  pos = 0;
+  fails(MPI_Pack_external("external32", &l, 1, MPI_LONG, buf, sizeof buf, &pos), MPI_ERR_CONVERSION,
+        "1099511627776", "a long beyond 32 bits");
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+}
 #endif
 
 int main(int argc, char **argv) {
@@ -346,6 +375,7 @@ int main(int argc, char **argv) {
   test_attributes();
 #ifdef INTERLACE_MPI
   test_errors();
+  test_external32_sizes();
 #endif
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("OK conf_types_ext\n");
