@@ -63,6 +63,13 @@ static void test_reductions(void) {
   int pair[2] = {(rank * 7) % size, rank}, best[2];
   MPI_Allreduce(pair, best, 1, MPI_2INTEGER, MPI_MINLOC, MPI_COMM_WORLD);
   check(best[0] == 0 && best[1] == 0, "MPI_MINLOC on MPI_2INTEGER");
+  float fp[2] = {(float)((rank + 1) % size), (float)rank}, fbest[2];
+  MPI_Allreduce(fp, fbest, 1, MPI_2REAL, MPI_MINLOC, MPI_COMM_WORLD);
+  check(fbest[0] == 0.0f && fbest[1] == (float)(size - 1), "MPI_MINLOC on MPI_2REAL");
+  double dp[2] = {(double)(rank % 2), (double)rank}, dbest[2];
+  MPI_Allreduce(dp, dbest, 1, MPI_2DOUBLE_PRECISION, MPI_MAXLOC, MPI_COMM_WORLD);
+  check(dbest[0] == (size > 1 ? 1.0 : 0.0) && dbest[1] == (size > 1 ? 1.0 : 0.0),
+        "MPI_MAXLOC on MPI_2DOUBLE_PRECISION");
   float c[2] = {1.0f, (float)rank}, csum[2];
   MPI_Allreduce(c, csum, 1, MPI_COMPLEX, MPI_SUM, MPI_COMM_WORLD);
   check(csum[0] == (float)size && csum[1] == (float)(size * (size - 1) / 2), "MPI_SUM on MPI_COMPLEX");
