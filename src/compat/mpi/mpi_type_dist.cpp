@@ -82,10 +82,9 @@ int subarray(const char* call, int ndims, const C sizes_in[], const C subsizes[]
     std::vector<int> ints{ndims};
     long long total = 1;
     for (int d = 0; d < ndims; ++d) {
-      const std::string at = "[" + std::to_string(d) + "] ";
       if (sizes[d] <= 0 || subsizes[d] < 0 || subsizes[d] > sizes[d] || starts[d] < 0 ||
           starts[d] > sizes[d] - subsizes[d])
-        raise(MPI_ERR_ARG, std::string(call) + ": dimension " + at + "size " + std::to_string(sizes[d]) +
+        raise(MPI_ERR_ARG, std::string(call) + ": dimension " + std::to_string(d) + ": size " + std::to_string(sizes[d]) +
                                ", subsize " + std::to_string(subsizes[d]) + ", start " + std::to_string(starts[d]) +
                                " do not satisfy 0 <= start, start + subsize <= size, size > 0");
       split(spans[d], starts[d], subsizes[d], d == l.dims.back());
