@@ -1,5 +1,6 @@
 // MPI_Type_get_envelope / MPI_Type_get_contents (and the MPI 4 _c forms): the
 // constructor and arguments each derived type keeps (TypeObj::ints, aints, inputs).
+#include <algorithm>
 #include <climits>
 
 #include "compat/mpi/mpi_type_builder.hpp"
@@ -49,6 +50,22 @@ void envelope(MPI_Datatype h, const char* call, long long* ni, long long* na, lo
   *nd = static_cast<long long>(t.inputs.size());
 }
 
+void contents(const char* call, MPI_Datatype datatype, long long max_integers, long long max_addresses,
+              long long max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[],
+              MPI_Datatype array_of_datatypes[]) {
+  require_initialized(call);
+  const TypeObj& t = derived(datatype, call);
+  check_room(max_integers, t.ints.size(), call, "max_integers");
+  check_room(max_addresses, t.aints.size(), call, "max_addresses");
+  check_room(max_datatypes, t.inputs.size(), call, "max_datatypes");
+  if (!t.ints.empty()) check_ptr(array_of_integers, call, "array_of_integers");
+  if (!t.aints.empty()) check_ptr(array_of_addresses, call, "array_of_addresses");
+  if (!t.inputs.empty()) check_ptr(array_of_datatypes, call, "array_of_datatypes");
+  std::copy(t.ints.begin(), t.ints.end(), array_of_integers);
+  std::copy(t.aints.begin(), t.aints.end(), array_of_addresses);
+  hand_out_types(t, array_of_datatypes);
+}
+
 }  // namespace
 
 extern "C" {
@@ -95,29 +112,21 @@ int MPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count* num_integers, MPI_
 int MPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
                           int array_of_integers[], MPI_Aint array_of_addresses[],
                           MPI_Datatype array_of_datatypes[]) {
-  return MPI_Type_get_contents_c(datatype, max_integers, max_addresses, 0, max_datatypes, array_of_integers,
-                                 array_of_addresses, nullptr, array_of_datatypes);
+  return guard("MPI_Type_get_contents", MPI_COMM_NULL, [&] {
+    contents("MPI_Type_get_contents", datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
+             array_of_addresses, array_of_datatypes);
+  });
 }
 
 int MPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
                             MPI_Datatype array_of_datatypes[]) {
-  static constexpr const char* call = "MPI_Type_get_contents";
-  return guard(call, MPI_COMM_NULL, [&] {
-    require_initialized(call);
-    const TypeObj& t = derived(datatype, call);
-    check_room(max_integers, t.ints.size(), call, "max_integers");
-    check_room(max_addresses, t.aints.size(), call, "max_addresses");
-    check_room(max_datatypes, t.inputs.size(), call, "max_datatypes");
-    if (!t.ints.empty()) check_ptr(array_of_integers, call, "array_of_integers");
-    if (!t.aints.empty()) check_ptr(array_of_addresses, call, "array_of_addresses");
-    if (!t.inputs.empty()) check_ptr(array_of_datatypes, call, "array_of_datatypes");
-    (void)max_large_counts;
-    (void)array_of_large_counts;  // never any (see MPI_Type_get_envelope_c)
-    std::copy(t.ints.begin(), t.ints.end(), array_of_integers);
-    std::copy(t.aints.begin(), t.aints.end(), array_of_addresses);
-    hand_out_types(t, array_of_datatypes);
+  (void)max_large_counts;
+  (void)array_of_large_counts;  // never any (see MPI_Type_get_envelope_c)
+  return guard("MPI_Type_get_contents_c", MPI_COMM_NULL, [&] {
+    contents("MPI_Type_get_contents_c", datatype, max_integers, max_addresses, max_datatypes, array_of_integers,
+             array_of_addresses, array_of_datatypes);
   });
 }
 
