@@ -177,6 +177,20 @@ static void test_darray(void) {
       check(lb == 0 && ext == (MPI_Aint)sizeof a, "a darray spans the whole array");
       envelope(t, 4 * 2 + 4, 0, 1, MPI_COMBINER_DARRAY, "darray envelope");
       MPI_Type_free(&t);
+
+      /* The same memory as a Fortran C x R array: dimension 0 (columns) is fastest, while
+       * the process grid stays row-major (process r has coordinates r / 2, r % 2). */
+      int fgs[2] = {C, R};
+      MPI_Type_create_darray(4, r, 2, fgs, dist, darg, ps, MPI_ORDER_FORTRAN, MPI_INT, &t);
+      MPI_Type_commit(&t);
+      n = 0;
+      for (int i = 0; i < R; ++i)
+        for (int j = 0; j < C; ++j)
+          if (owns(dist[0], darg[0], C, 2, r / 2, j) && owns(dist[1], darg[1], R, 2, r % 2, i))
+            want[n++] = a[i][j];
+      snprintf(what, sizeof what, "Fortran-order darray case %d, process %d", c, r);
+      packs_to(a, 1, t, want, n, what);
+      MPI_Type_free(&t);
     }
 }
 
