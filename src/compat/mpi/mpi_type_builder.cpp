@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <map>
 
 namespace interlace::mpi {
 
@@ -111,10 +112,16 @@ void record_contents(TypeObj& t, std::vector<int> ints, std::vector<MPI_Aint> ai
   t.aints = std::move(aints);
   t.inputs = inputs;
   t.input_objs.clear();
+  std::map<MPI_Datatype, std::shared_ptr<const TypeObj>> taken;  // a struct may repeat a type
   for (MPI_Datatype h : inputs) {
     const TypeObj* in = state().types.get(h);
-    if (!in || in->predefined) t.input_objs.push_back(nullptr);  // never freed: keep the handle
-    else t.input_objs.push_back(std::make_shared<const TypeObj>(*in));
+    if (!in || in->predefined) {
+      t.input_objs.push_back(nullptr);  // never freed: keep the handle
+      continue;
+    }
+    auto& snap = taken[h];
+    if (!snap) snap = std::make_shared<const TypeObj>(*in);
+    t.input_objs.push_back(snap);
   }
 }
 

@@ -7,6 +7,7 @@
 // reductions apply to it as to the C type. The rest (REAL2, REAL16, INTEGER16,
 // COMPLEX4, COMPLEX32, 2REAL, 2DOUBLE_PRECISION) move as opaque data of their size.
 #include <map>
+#include <mutex>
 #include <tuple>
 
 #include "compat/mpi/mpi_type_builder.hpp"
@@ -45,6 +46,8 @@ const TypeObj& named(MPI_Datatype h) { return *state().types.get(h); }
 // handle cannot be freed.
 MPI_Datatype f90_type(int combiner, int p, int r, MPI_Datatype base, const char* name) {
   static std::map<std::tuple<int, int, int>, MPI_Datatype> cache;
+  static std::mutex mu;  // threads may ask for the same (p, r) at once
+  std::lock_guard<std::mutex> lock(mu);
   const auto key = std::make_tuple(combiner, p, r);
   auto it = cache.find(key);
   if (it != cache.end()) {
