@@ -112,7 +112,8 @@ typedef struct MPI_Status {
 #define MPI_2INT ((MPI_Datatype)36)
 #define MPI_SHORT_INT ((MPI_Datatype)37)
 #define MPI_LONG_DOUBLE_INT ((MPI_Datatype)38)
-#define IL_MPI_PREDEFINED_TYPES 39 /* first value of a user datatype */
+/* the Fortran and C++ handles, 39..69, are in interlace/mpi/types.h */
+#define IL_MPI_PREDEFINED_TYPES 70 /* first value of a user datatype */
 
 /* ---- reduction operators ----------------------------------------------------------- */
 #define MPI_OP_NULL ((MPI_Op)0)

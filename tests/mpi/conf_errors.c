@@ -130,7 +130,8 @@ static void interlace_errors(void) {
   CHECK(MPI_Error_class(-7, &cls) != MPI_SUCCESS, "Error_class(-7) succeeded");
   /* MPI_ERR_OTHER: a second MPI_Init (reported through MPI_COMM_WORLD's handler). */
   expect_class(MPI_Init(NULL, NULL), MPI_ERR_OTHER, "a second MPI_Init", "already initialized");
-  /* MPI_ERR_UNSUPPORTED_OPERATION: Get_elements of a type mixing basic types. */
+  /* Get_elements of a type mixing basic types, once MPI_ERR_UNSUPPORTED_OPERATION, now
+   * counts them (issue 13): 12 bytes of {int, double} are 2 basic elements. */
   int blocks[2] = {1, 1};
   MPI_Aint displs[2] = {0, 8};
   MPI_Datatype types[2] = {MPI_INT, MPI_DOUBLE}, mixed;
@@ -139,8 +140,8 @@ static void interlace_errors(void) {
   MPI_Status st;
   MPI_Sendrecv(text, 12, MPI_BYTE, rank, 5, text + 100, 12, MPI_BYTE, rank, 5, MPI_COMM_WORLD,
                &st);
-  expect_class(MPI_Get_elements(&st, mixed, &len), MPI_ERR_UNSUPPORTED_OPERATION,
-               "Get_elements of an {int, double} struct", "mixes basic types");
+  CHECK(MPI_Get_elements(&st, mixed, &len) == MPI_SUCCESS && len == 2,
+        "Get_elements of an {int, double} struct gave %d, expected 2", len);
   MPI_Type_free(&mixed);
   /* MPI_Finalize then a call: MPI_ERR_OTHER naming the call is tested by the runner
    * (the default handler aborts after Finalize). */

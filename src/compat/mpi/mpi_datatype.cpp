@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "compat/mpi/mpi_core.hpp"
+#include "compat/mpi/mpi_type_builder.hpp"
 
 namespace interlace::mpi {
 namespace {
@@ -75,6 +76,7 @@ TypeObj int_type(const char* name) {
 void register_predefined_types(State& s) {
   auto put = [&](MPI_Datatype h, TypeObj t) {
     if (t.basic_count == 1) t.basic = h;  // a predefined type is its own basic element
+    if (t.runs.empty()) t.runs = {{h, 1}};
     s.types.put(h, std::move(t));
   };
   put(MPI_CHAR, int_type<signed char>("MPI_CHAR"));
@@ -120,6 +122,14 @@ void register_predefined_types(State& s) {
   put(MPI_2INT, pair_type<int, int>("MPI_2INT"));
   put(MPI_SHORT_INT, pair_type<short, int>("MPI_SHORT_INT"));
   put(MPI_LONG_DOUBLE_INT, pair_type<long double, int>("MPI_LONG_DOUBLE_INT"));
+  // A pair holds two basic elements, the value and the index (MPI_Get_elements).
+  const MPI_Datatype values[][2] = {{MPI_FLOAT_INT, MPI_FLOAT}, {MPI_DOUBLE_INT, MPI_DOUBLE},
+                                    {MPI_LONG_INT, MPI_LONG}, {MPI_SHORT_INT, MPI_SHORT},
+                                    {MPI_LONG_DOUBLE_INT, MPI_LONG_DOUBLE}};
+  for (const auto& [pair, value] : values) s.types.get(pair)->runs = {{value, 1}, {MPI_INT, 1}};
+  s.types.get(MPI_2INT)->runs = {{MPI_INT, 2}};
+  register_fortran_types(s);
+  register_type_attr_check();
 }
 
 size_t data_bytes(const TypeObj& t, int count) {

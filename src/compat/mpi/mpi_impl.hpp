@@ -102,6 +102,21 @@ struct TypeObj {
   // MPI_Type_create_resized (directly or in a component), so no rounding applies.
   size_t align = 1;
   bool explicit_bounds = false;
+  // The basic elements of one element in typemap order, as runs of one predefined
+  // type (a pair type is its value then MPI_INT): MPI_Get_elements and external32
+  // walk them alongside the packed bytes.
+  struct Run {
+    MPI_Datatype type;
+    size_t count;
+  };
+  std::vector<Run> runs;
+  // The constructor's arguments, for MPI_Type_get_envelope / get_contents. Input
+  // datatypes that are not predefined are kept as snapshots (the user may free the
+  // handles); get_contents hands out a new handle for each (the caller frees it).
+  std::vector<int> ints;
+  std::vector<MPI_Aint> aints;
+  std::vector<MPI_Datatype> inputs;
+  std::vector<std::shared_ptr<const TypeObj>> input_objs;  // null for predefined inputs
   // True when one element is `size` contiguous bytes starting at the buffer
   // (single block at offset 0, extent == size): no packing needed.
   bool contiguous() const noexcept {
@@ -221,6 +236,9 @@ struct Unpacked {
   void finish(size_t received) const;  // unpacks the whole elements received
 };
 Unpacked unpack_view(void* buf, int count, const TypeObj& t);
+// The basic elements in the first `bytes` packed bytes of type t (MPI_Get_elements):
+// -1 when the bytes end inside a basic element (MPI_UNDEFINED).
+long long elements_in(const TypeObj& t, size_t bytes);
 
 // ---- operators (mpi_op.cpp) ----------------------------------------------------------------
 void register_predefined_ops(State& s);

@@ -109,8 +109,9 @@ Reduction reduction_for(MPI_Op op, MPI_Datatype h, int count) {
   if (op == MPI_REPLACE || op == MPI_NO_OP)
     raise(MPI_ERR_OP, std::string(o.name) + " is only valid in one-sided operations");
   // A predefined op reduces the basic elements: a derived type qualifies when all of
-  // them are one predefined type (a vector of MPI_DOUBLE is basic_count doubles).
-  MPI_Datatype basic = h < IL_MPI_PREDEFINED_TYPES ? h : t.basic;
+  // them are one predefined type (a vector of MPI_DOUBLE is basic_count doubles). A
+  // Fortran handle's basic is its C equivalent (MPI_INTEGER reduces as MPI_INT).
+  MPI_Datatype basic = t.basic;
   size_t per = h < IL_MPI_PREDEFINED_TYPES ? 1 : t.basic_count;
   if (basic == MPI_DATATYPE_NULL)
     raise(MPI_ERR_OP, o.name + " is not defined for " + type_label(h, t) +

@@ -28,7 +28,7 @@ Cat category(MPI_Datatype t) noexcept {
     case MPI_C_BOOL: return Cat::logical;
     case MPI_BYTE: return Cat::byte;
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT:
-    case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT:
+    case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION:
       return Cat::pair;
     default: return Cat::none;  // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no reductions
   }
@@ -111,14 +111,16 @@ T combine(MPI_Op op, T in, T a) {
 }
 
 // MINLOC/MAXLOC on (value, int index) pairs; equal values keep the lower index.
-template <class V>
+// I: the index type (int; the value's own type for Fortran's MPI_2REAL and
+// MPI_2DOUBLE_PRECISION).
+template <class V, class I = int>
 void loc(MPI_Op op, const std::byte* in, std::byte* inout, size_t n) {
-  constexpr size_t stride = sizeof(V) + sizeof(int);
+  constexpr size_t stride = sizeof(V) + sizeof(I);
   for (size_t i = 0; i < n; ++i) {
     const std::byte* p = in + i * stride;
     std::byte* q = inout + i * stride;
     const V vi = load<V>(p), vo = load<V>(q);
-    const int ii = load<int>(p + sizeof(V)), io = load<int>(q + sizeof(V));
+    const I ii = load<I>(p + sizeof(V)), io = load<I>(q + sizeof(V));
     const bool in_wins = op == MPI_MINLOC ? vi < vo : vi > vo;
     if (in_wins || (vi == vo && ii < io)) {
       store(q, vi);
@@ -168,6 +170,8 @@ void apply_predefined(MPI_Op op, MPI_Datatype t, const void* in_v, void* inout_v
       case MPI_2INT: loc<int>(op, in, inout, n); return;
       case MPI_SHORT_INT: loc<short>(op, in, inout, n); return;
       case MPI_LONG_DOUBLE_INT: loc<long double>(op, in, inout, n); return;
+      case MPI_2REAL: loc<float, float>(op, in, inout, n); return;
+      case MPI_2DOUBLE_PRECISION: loc<double, double>(op, in, inout, n); return;
       default: break;
     }
   }

@@ -383,21 +383,8 @@ int MPI_Get_elements(const MPI_Status* status, MPI_Datatype dt, int* count) {
     if (!status || !count) raise(MPI_ERR_ARG, "status or count is a null pointer");
     const TypeObj& t = type_obj(dt);
     const auto bytes = static_cast<size_t>(status->il_bytes);
-    if (t.size == 0 || bytes == 0) { *count = 0; return; }
-    if (t.basic == MPI_DATATYPE_NULL)
-      raise(MPI_ERR_UNSUPPORTED_OPERATION,
-            "datatype " + t.name + " mixes basic types; only types built from one basic type "
-            "are supported");
-    const TypeObj& b = type_obj(t.basic);
-    if (t.basic >= MPI_FLOAT_INT && t.basic <= MPI_LONG_DOUBLE_INT) {
-      // A pair holds two basic elements (value, index); a lone value counts as one.
-      const size_t value_bytes = b.size - sizeof(int);
-      const size_t whole = bytes / b.size, rest = bytes % b.size;
-      if (rest != 0 && rest != value_bytes) { *count = MPI_UNDEFINED; return; }
-      *count = static_cast<int>(2 * whole + (rest ? 1 : 0));
-      return;
-    }
-    *count = bytes % b.size ? MPI_UNDEFINED : static_cast<int>(bytes / b.size);
+    const long long n = elements_in(t, bytes);  // mpi_type_elements.cpp; -1: partial
+    *count = n < 0 || n > INT_MAX ? MPI_UNDEFINED : static_cast<int>(n);
   });
 }
 
