@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compat/mpi/mpi_attr.hpp"
+#include "compat/mpi/mpi_errh.hpp"
 
 namespace interlace::mpi {
 namespace {
@@ -139,19 +140,19 @@ int MPI_Win_free_keyval(int* win_keyval) {
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
-  return guard("MPI_Win_set_attr", MPI_COMM_NULL, [&] {
+  return win_guard("MPI_Win_set_attr", win, [&] {
     attr_check_handle(AttrKind::win, win);
     attr_set(AttrKind::win, win, win_keyval, attribute_val);
   });
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
-  return guard("MPI_Win_get_attr", MPI_COMM_NULL,
+  return win_guard("MPI_Win_get_attr", win,
                [&] { get(AttrKind::win, win, win_keyval, attribute_val, flag); });
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-  return guard("MPI_Win_delete_attr", MPI_COMM_NULL, [&] {
+  return win_guard("MPI_Win_delete_attr", win, [&] {
     attr_check_handle(AttrKind::win, win);
     attr_delete(AttrKind::win, win, win_keyval);
   });
