@@ -32,7 +32,12 @@ void attr_check_handle(AttrKind k, int h) {
   if (HandleCheck c = check_of(k)) return c(h);
   switch (k) {
     case AttrKind::comm: comm_obj(h); return;
-    case AttrKind::type: type_obj(h); return;
+    case AttrKind::type:  // attributes may be cached on a type before it is committed
+      if (!state().types.get(h))
+        raise(MPI_ERR_TYPE, (h == MPI_DATATYPE_NULL ? std::string("MPI_DATATYPE_NULL")
+                                                    : "datatype " + std::to_string(h)) +
+                                " is not a valid datatype");
+      return;
     case AttrKind::win:
       raise(MPI_ERR_WIN, h == MPI_WIN_NULL ? std::string("MPI_WIN_NULL is not a window")
                                            : "window " + std::to_string(h) + " is not valid");
