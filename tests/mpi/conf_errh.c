@@ -194,10 +194,22 @@ int main(int argc, char** argv) {
     int cls, rc;
     char text[MPI_MAX_ERROR_STRING];
     int len;
+    /* MPI 4.1 removal: strings first, then codes, then the class. */
+    int code;
     MPI_Add_error_class(&cls);
+    MPI_Add_error_code(cls, &code);
+    MPI_Add_error_string(code, "a code");
+    CHECK(MPI_Remove_error_class(cls) != MPI_SUCCESS, "removed a class that has a code");
+    CHECK(MPI_Remove_error_code(code) != MPI_SUCCESS, "removed a code that has a string");
+    CHECK(MPI_Remove_error_string(code) == MPI_SUCCESS, "Remove_error_string");
+    MPI_Error_string(code, text, &len);
+    CHECK(len == 0 && text[0] == '\0', "string of a code after removal \"%s\"", text);
+    CHECK(MPI_Remove_error_code(code) == MPI_SUCCESS, "Remove_error_code");
+    CHECK(MPI_Remove_error_code(code) != MPI_SUCCESS, "removed a code twice");
     CHECK(MPI_Remove_error_class(cls) == MPI_SUCCESS, "Remove_error_class");
     rc = MPI_Error_class(cls, &h);
     CHECK(rc != MPI_SUCCESS, "removed class %d still valid", cls);
+    CHECK(MPI_Remove_error_string(MPI_ERR_OTHER) != MPI_SUCCESS, "removed a predefined string");
     MPI_Error_string(MPI_ERR_WIN, text, &len);
     CHECK(strcmp(text, "invalid window") == 0, "Error_string(MPI_ERR_WIN) \"%s\"", text);
     /* A code that carries a message keeps a user class: a copy callback fails with one. */

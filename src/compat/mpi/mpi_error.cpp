@@ -88,6 +88,13 @@ int check_user_code(int code, const char* what) {  // lock held; returns its cla
   return it->second.cls;
 }
 
+// MPI 4.1 removes a code only once its string was removed.
+void check_no_string(int code, const char* what) {  // lock held
+  if (!g_user.at(code).text.empty())
+    raise(MPI_ERR_ARG, std::string(what) + " " + std::to_string(code) +
+                           " still has an error string (MPI_Remove_error_string first)");
+}
+
 int next_user_value() {  // lock held
   if (g_last_used + 1 >= kCodeSpace)
     raise(MPI_ERR_OTHER, "all " + std::to_string(kCodeSpace - MPI_ERR_LASTCODE - 1) +
@@ -273,7 +280,9 @@ int MPI_Add_error_string(int errorcode, const char* string) {
   });
 }
 
-// MPI 4.1. Removed values are not given out again (MPI_LASTUSEDCODE only grows).
+// MPI 4.1. Removed values are not given out again (MPI_LASTUSEDCODE only grows). A
+// class or code is removed only once nothing refers to it: its string removed first,
+// and a class's codes.
 int MPI_Remove_error_class(int errorclass) {
   return guard("MPI_Remove_error_class", MPI_COMM_NULL, [&] {
     std::lock_guard<std::mutex> g(g_codes_mu);
@@ -283,6 +292,7 @@ int MPI_Remove_error_class(int errorclass) {
       if (u.cls == errorclass && code != errorclass)
         raise(MPI_ERR_ARG, "error class " + std::to_string(errorclass) + " still has error code " +
                                std::to_string(code));
+    check_no_string(errorclass, "error class");
     g_user.erase(errorclass);
   });
 }
@@ -292,6 +302,7 @@ int MPI_Remove_error_code(int errorcode) {
     std::lock_guard<std::mutex> g(g_codes_mu);
     if (check_user_code(errorcode, "error code") == errorcode)
       raise(MPI_ERR_ARG, std::to_string(errorcode) + " is an error class, not a code");
+    check_no_string(errorcode, "error code");
     g_user.erase(errorcode);
   });
 }
