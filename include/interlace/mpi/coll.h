@@ -14,10 +14,11 @@
 #define MPI_GRAPH 1
 #define MPI_CART 2
 #define MPI_DIST_GRAPH 3
-/* Weight arguments of the distributed graph constructors: sentinels, never dereferenced
- * (distinct from NULL, MPI_BOTTOM and MPI_IN_PLACE). */
-#define MPI_UNWEIGHTED ((int *)2)
-#define MPI_WEIGHTS_EMPTY ((int *)3)
+/* Weight arguments of the distributed graph constructors: the addresses of two ints of
+ * the library (sentinels, never read; real objects so compilers see valid arrays). */
+extern int il_mpi_weight_sentinels[2];
+#define MPI_UNWEIGHTED (&il_mpi_weight_sentinels[0])
+#define MPI_WEIGHTS_EMPTY (&il_mpi_weight_sentinels[1])
 
 int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
     MPI_Comm *comm_cart);

@@ -48,7 +48,7 @@ int MPI_Allreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
   const char* call = "MPI_Allreduce_c";
   return blocking(call, comm, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 
@@ -57,7 +57,7 @@ int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Da
   const char* call = "MPI_Iallreduce_c";
   return nonblocking(call, comm, request, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 
@@ -288,7 +288,7 @@ int MPI_Scan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype
   const char* call = "MPI_Scan_c";
   return blocking(call, comm, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 
@@ -297,7 +297,7 @@ int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatyp
   const char* call = "MPI_Iscan_c";
   return nonblocking(call, comm, request, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 
@@ -306,7 +306,7 @@ int MPI_Exscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dataty
   const char* call = "MPI_Exscan_c";
   return blocking(call, comm, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 
@@ -315,7 +315,7 @@ int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datat
   const char* call = "MPI_Iexscan_c";
   return nonblocking(call, comm, request, [&] {
     const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, comm);
+    return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
   });
 }
 

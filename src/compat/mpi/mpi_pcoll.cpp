@@ -36,7 +36,7 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Allreduce_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype, op,
+    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0,
         comm); };
   });
 }
@@ -148,7 +148,7 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scan_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype, op, comm); };
+    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm); };
   });
 }
 
@@ -156,7 +156,8 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Exscan_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype, op, comm); };
+    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype, op, 0,
+        comm); };
   });
 }
 

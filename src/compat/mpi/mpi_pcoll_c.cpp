@@ -31,7 +31,7 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
   const char* call = "MPI_Allreduce_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op,
+    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, 0,
         comm); };
   });
 }
@@ -163,7 +163,8 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
   const char* call = "MPI_Scan_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, comm); };
+    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, 0,
+        comm); };
   });
 }
 
@@ -172,7 +173,8 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
   const char* call = "MPI_Exscan_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, comm); };
+    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, 0,
+        comm); };
   });
 }
 

@@ -114,6 +114,8 @@ long long check_grid(const char* call, int ndims, const int* dims, const int* pe
 
 extern "C" {
 
+int il_mpi_weight_sentinels[2] = {0, 0};
+
 int MPI_Topo_test(MPI_Comm comm, int* status) {
   return guard("MPI_Topo_test", comm, [&] {
     require_initialized("MPI_Topo_test");
