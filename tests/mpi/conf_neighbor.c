@@ -135,6 +135,16 @@ static void dist_graph(void) {
   MPI_Neighbor_alltoallw(ws, wsc, wsd, wst, wr, wrc, wrd, wrt, c);
   CHECK(wr[2] == val(src[0], 0, 0) && wr[3] == val(src[0], 0, 1), "dist graph: alltoallw from rank-1", wr[2], wr[3]);
   CHECK(wr[0] == val(src[1], 1, 0) && wr[1] == val(src[1], 1, 1), "dist graph: alltoallw from rank-2", wr[0], wr[1]);
+  /* The same at MPI_BOTTOM, absolute addresses as displacements. */
+  MPI_Aint bsd[2], brd[2];
+  MPI_Get_address(&ws[0], &bsd[0]);
+  MPI_Get_address(&ws[2], &bsd[1]);
+  MPI_Get_address(&wr[2], &brd[0]);
+  MPI_Get_address(&wr[0], &brd[1]);
+  memset(wr, 0, sizeof(wr));
+  MPI_Neighbor_alltoallw(MPI_BOTTOM, wsc, bsd, wst, MPI_BOTTOM, wrc, brd, wrt, c);
+  CHECK(wr[2] == val(src[0], 0, 0) && wr[3] == val(src[0], 0, 1), "alltoallw at MPI_BOTTOM from rank-1", wr[2], wr[3]);
+  CHECK(wr[0] == val(src[1], 1, 0) && wr[1] == val(src[1], 1, 1), "alltoallw at MPI_BOTTOM from rank-2", wr[0], wr[1]);
   MPI_Type_free(&pair);
   MPI_Comm_free(&c);
 }

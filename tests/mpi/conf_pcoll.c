@@ -125,6 +125,25 @@ static void persistent(void) {
   }
 }
 
+/* A derived datatype freed right after MPI_Bcast_init: the request keeps it alive. */
+static void freed_type(void) {
+  MPI_Datatype t;
+  MPI_Type_vector(N, 1, 2, MPI_INT, &t);
+  MPI_Type_commit(&t);
+  int buf[2 * N];
+  MPI_Request r;
+  MPI_Bcast_init(buf, 1, t, 0, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+  MPI_Type_free(&t);
+  for (int round = 0; round < 2; ++round) {
+    for (int i = 0; i < 2 * N; ++i) buf[i] = rank == 0 ? val(0, i, round) : -1;
+    MPI_Start(&r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    for (int i = 0; i < 2 * N; ++i)
+      CHECK(buf[i] == (i % 2 == 0 || rank == 0 ? val(0, i, round) : -1), "Bcast_init of a freed vector type", i, buf[i]);
+  }
+  MPI_Request_free(&r);
+}
+
 /* The `_c` forms: MPI_Count counts and MPI_Aint displacements. */
 static void large_count(void) {
   int in[N], out[N * MAXR], v[N];
@@ -170,6 +189,7 @@ int main(int argc, char **argv) {
 #if MPI_VERSION >= 4 || defined(INTERLACE_MPI)
   if (size > MAXR) fail("too many ranks", size, MAXR);
   persistent();
+  freed_type();
   large_count();
 #endif
   MPI_Barrier(MPI_COMM_WORLD);

@@ -87,6 +87,27 @@ Arr<int> displs_c(const char* call, const MPI_Aint* a, size_t n, const char* nam
   return r;
 }
 
+KeptType keep_type(MPI_Datatype t) {
+  KeptType k{t, {}};
+  const TypeObj* obj = state().types.get(t);
+  if (!obj || obj->predefined) return k;
+  const int copy = state().types.add(TypeObj(*obj));
+  k.h = copy;
+  k.hold = std::shared_ptr<void>(nullptr, [copy](void*) { state().types.remove(copy); });
+  return k;
+}
+
+KeptTypes keep_types(const MPI_Datatype* t, size_t n) {
+  KeptTypes k;
+  k.a = arr(t, n);
+  for (size_t i = 0; t && i < n; ++i) {
+    KeptType one = keep_type(t[i]);
+    k.a.v[i] = one.h;
+    if (one.hold) k.hold.push_back(std::move(one.hold));
+  }
+  return k;
+}
+
 size_t all_n(MPI_Comm comm) { return static_cast<size_t>(comm_of(comm).size()); }
 
 size_t root_n(MPI_Comm comm, int root) {

@@ -3,6 +3,7 @@
 // forms and of the persistent forms, which keep their own copy of the arrays.
 #pragma once
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "mpi_coll_impl.hpp"
@@ -42,6 +43,22 @@ Arr<MPI_Aint> arr(const MPI_Aint* a, size_t n);
 int count_c(const char* call, MPI_Count c, const char* name);
 Arr<int> counts_c(const char* call, const MPI_Count* a, size_t n, const char* name);
 Arr<int> displs_c(const char* call, const MPI_Aint* a, size_t n, const char* name);
+
+// A persistent request keeps its derived datatypes alive (MPI: the program may free
+// them after MPI_*_init): a private copy under a handle of its own, released with the
+// request. Predefined types, MPI_DATATYPE_NULL and invalid handles are passed through
+// (an invalid one is reported where the collective uses it, at MPI_Start).
+struct KeptType {
+  MPI_Datatype h = MPI_DATATYPE_NULL;
+  std::shared_ptr<void> hold;
+};
+KeptType keep_type(MPI_Datatype t);
+struct KeptTypes {
+  Arr<int> a;
+  std::vector<std::shared_ptr<void>> hold;
+  const MPI_Datatype* get() const { return a.get(); }
+};
+KeptTypes keep_types(const MPI_Datatype* t, size_t n);
 
 // How many entries an array argument has: one per rank, one per rank at the root only,
 // none when sendbuf is MPI_IN_PLACE, one per in- or out-neighbour.

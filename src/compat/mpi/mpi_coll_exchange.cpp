@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <deque>
 
 namespace interlace::mpi::collimpl {
@@ -93,7 +94,10 @@ void need_array(const Ctx& k, const void* a, const char* name) {
   if (!a) raise(MPI_ERR_ARG, std::string(k.call) + ": " + name + " is null");
 }
 
-const std::byte* at(const void* buf, std::ptrdiff_t bytes) { return static_cast<const std::byte*>(buf) + bytes; }
+// Integer arithmetic: buf may be MPI_BOTTOM (null) with absolute addresses as displacements.
+const void* at(const void* buf, std::ptrdiff_t bytes) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(bytes));
+}
 
 }  // namespace
 

@@ -2,6 +2,8 @@
 // receive buffer comes from the i-th source, block j of the send buffer goes to the
 // j-th destination (mpi_topo.hpp: neighbourhood_of gives both lists and the order in
 // which receives are posted). MPI_PROC_NULL neighbours leave their block untouched.
+#include <cstdint>
+
 #include "mpi_coll_exchange.hpp"
 #include "mpi_topo.hpp"
 
@@ -18,7 +20,10 @@ void need_array(const Ctx& k, const void* a, const char* name, size_t n) {
   if (n > 0 && !a) raise(MPI_ERR_ARG, std::string(k.call) + ": " + name + " is null");
 }
 
-const void* at(const void* buf, std::ptrdiff_t bytes) { return static_cast<const std::byte*>(buf) + bytes; }
+// Integer arithmetic: buf may be MPI_BOTTOM (null) with absolute addresses as displacements.
+const void* at(const void* buf, std::ptrdiff_t bytes) {
+  return reinterpret_cast<const void*>(reinterpret_cast<uintptr_t>(buf) + static_cast<uintptr_t>(bytes));
+}
 
 // Byte offset of `n` elements of type t (t must be valid unless n is 0).
 std::ptrdiff_t elems(MPI_Datatype t, long long n) {

@@ -19,7 +19,8 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
                    MPI_Request* request) {
   const char* call = "MPI_Bcast_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_bcast(call, buffer, count, datatype, root, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_bcast(call, buffer, count, datatype_.h, root, comm); };
   });
 }
 
@@ -27,7 +28,8 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Reduce_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype, op, root,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype_.h, op, root,
         comm); };
   });
 }
@@ -36,7 +38,8 @@ int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Dataty
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Allreduce_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype, op, 0,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype_.h, op, 0,
         comm); };
   });
 }
@@ -45,8 +48,10 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Gather_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-        comm); };
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_gather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
+        root, comm); };
   });
 }
 
@@ -55,10 +60,12 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Gatherv_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, root_n(comm, root));
     const auto displs_ = arr(displs, root_n(comm, root));
-    return [=] { return start_gatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype, root, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_gatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcounts_.get(),
+        displs_.get(), recvtype_.h, root, comm); };
   });
 }
 
@@ -66,8 +73,10 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scatter_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
-        comm); };
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_scatter(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
+        root, comm); };
   });
 }
 
@@ -78,8 +87,10 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = arr(sendcounts, root_n(comm, root));
     const auto displs_ = arr(displs, root_n(comm, root));
-    return [=] { return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype, recvbuf,
-        recvcount, recvtype, root, comm); };
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype_.h, recvbuf,
+        recvcount, recvtype_.h, root, comm); };
   });
 }
 
@@ -87,7 +98,9 @@ int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Allgather_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_allgather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
         comm); };
   });
 }
@@ -97,10 +110,12 @@ int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtyp
                         MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Allgatherv_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, all_n(comm));
     const auto displs_ = arr(displs, all_n(comm));
-    return [=] { return start_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_allgatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcounts_.get(),
+        displs_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -108,7 +123,9 @@ int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Alltoall_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_alltoall(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
         comm); };
   });
 }
@@ -120,10 +137,12 @@ int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sd
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = arr(sendcounts, send_n(comm, sendbuf));
     const auto sdispls_ = arr(sdispls, send_n(comm, sendbuf));
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, all_n(comm));
     const auto rdispls_ = arr(rdispls, all_n(comm));
-    return [=] { return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h, recvbuf,
+        recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -132,7 +151,9 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
   const char* call = "MPI_Reduce_scatter_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto recvcounts_ = arr(recvcounts, all_n(comm));
-    return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype, op, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype_.h, op,
+        comm); };
   });
 }
 
@@ -140,7 +161,8 @@ int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvco
                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Reduce_scatter_block_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, datatype, op, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, datatype_.h, op, comm); };
   });
 }
 
@@ -148,7 +170,9 @@ int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype da
                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scan_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype, op, 0, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype_.h, op, 0,
+        comm); };
   });
 }
 
@@ -156,7 +180,8 @@ int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Exscan_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype, op, 0,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype_.h, op, 0,
         comm); };
   });
 }
@@ -169,10 +194,10 @@ int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sd
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = arr(sendcounts, send_n(comm, sendbuf));
     const auto sdispls_ = arr(sdispls, send_n(comm, sendbuf));
-    const auto sendtypes_ = arr(sendtypes, send_n(comm, sendbuf));
+    const auto sendtypes_ = keep_types(sendtypes, send_n(comm, sendbuf));
     const auto recvcounts_ = arr(recvcounts, all_n(comm));
     const auto rdispls_ = arr(rdispls, all_n(comm));
-    const auto recvtypes_ = arr(recvtypes, all_n(comm));
+    const auto recvtypes_ = keep_types(recvtypes, all_n(comm));
     return [=] { return start_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtypes_.get(),
         recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
   });
@@ -183,8 +208,10 @@ int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype
                                 MPI_Request* request) {
   const char* call = "MPI_Neighbor_allgather_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_neighbor_allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-        recvtype, comm); };
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_allgather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount,
+        recvtype_.h, comm); };
   });
 }
 
@@ -193,10 +220,12 @@ int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatyp
                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Neighbor_allgatherv_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
     const auto displs_ = arr(displs, in_n(call, comm));
-    return [=] { return start_neighbor_allgatherv(call, sendbuf, sendcount, sendtype, recvbuf,
-        recvcounts_.get(), displs_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_allgatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf,
+        recvcounts_.get(), displs_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -205,8 +234,10 @@ int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype 
                                MPI_Request* request) {
   const char* call = "MPI_Neighbor_alltoall_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    return [=] { return start_neighbor_alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount,
-        recvtype, comm); };
+    const auto sendtype_ = keep_type(sendtype);
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_alltoall(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount,
+        recvtype_.h, comm); };
   });
 }
 
@@ -218,10 +249,12 @@ int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], con
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = arr(sendcounts, out_n(call, comm));
     const auto sdispls_ = arr(sdispls, out_n(call, comm));
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
     const auto rdispls_ = arr(rdispls, in_n(call, comm));
-    return [=] { return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype,
-        recvbuf, recvcounts_.get(), rdispls_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h,
+        recvbuf, recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -233,10 +266,10 @@ int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], con
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = arr(sendcounts, out_n(call, comm));
     const auto sdispls_ = arr(sdispls, out_n(call, comm));
-    const auto sendtypes_ = arr(sendtypes, out_n(call, comm));
+    const auto sendtypes_ = keep_types(sendtypes, out_n(call, comm));
     const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
     const auto rdispls_ = arr(rdispls, in_n(call, comm));
-    const auto recvtypes_ = arr(recvtypes, in_n(call, comm));
+    const auto recvtypes_ = keep_types(recvtypes, in_n(call, comm));
     return [=] { return start_neighbor_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(),
         sendtypes_.get(), recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
   });

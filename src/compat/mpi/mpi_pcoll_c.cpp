@@ -12,7 +12,8 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
   const char* call = "MPI_Bcast_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_bcast(call, buffer, count_, datatype, root, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_bcast(call, buffer, count_, datatype_.h, root, comm); };
   });
 }
 
@@ -21,7 +22,8 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
   const char* call = "MPI_Reduce_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count_, datatype, op, root,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count_, datatype_.h, op, root,
         comm); };
   });
 }
@@ -31,7 +33,8 @@ int MPI_Allreduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MP
   const char* call = "MPI_Allreduce_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, 0,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype_.h, op, 0,
         comm); };
   });
 }
@@ -42,9 +45,11 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
   const char* call = "MPI_Gather_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_gather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root,
-        comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_gather(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_, recvtype_.h,
+        root, comm); };
   });
 }
 
@@ -54,10 +59,12 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
   const char* call = "MPI_Gatherv_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, root_n(comm, root), "recvcounts");
     const auto displs_ = displs_c(call, displs, root_n(comm, root), "displs");
-    return [=] { return start_gatherv(call, sendbuf, sendcount_, sendtype, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype, root, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_gatherv(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcounts_.get(),
+        displs_.get(), recvtype_.h, root, comm); };
   });
 }
 
@@ -67,9 +74,11 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
   const char* call = "MPI_Scatter_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_scatter(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root,
-        comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_scatter(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_, recvtype_.h,
+        root, comm); };
   });
 }
 
@@ -80,9 +89,11 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = counts_c(call, sendcounts, root_n(comm, root), "sendcounts");
     const auto displs_ = displs_c(call, displs, root_n(comm, root), "displs");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype, recvbuf,
-        recvcount_, recvtype, root, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype_.h, recvbuf,
+        recvcount_, recvtype_.h, root, comm); };
   });
 }
 
@@ -92,9 +103,11 @@ int MPI_Allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype 
   const char* call = "MPI_Allgather_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_allgather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype,
-        comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_allgather(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_,
+        recvtype_.h, comm); };
   });
 }
 
@@ -104,10 +117,12 @@ int MPI_Allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype
   const char* call = "MPI_Allgatherv_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
     const auto displs_ = displs_c(call, displs, all_n(comm), "displs");
-    return [=] { return start_allgatherv(call, sendbuf, sendcount_, sendtype, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_allgatherv(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcounts_.get(),
+        displs_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -117,8 +132,10 @@ int MPI_Alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype s
   const char* call = "MPI_Alltoall_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_alltoall(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype,
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_alltoall(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_, recvtype_.h,
         comm); };
   });
 }
@@ -131,10 +148,12 @@ int MPI_Alltoallv_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = counts_c(call, sendcounts, send_n(comm, sendbuf), "sendcounts");
     const auto sdispls_ = displs_c(call, sdispls, send_n(comm, sendbuf), "sdispls");
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
     const auto rdispls_ = displs_c(call, rdispls, all_n(comm), "rdispls");
-    return [=] { return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h, recvbuf,
+        recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -144,7 +163,9 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
   const char* call = "MPI_Reduce_scatter_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
-    return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype, op, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype_.h, op,
+        comm); };
   });
 }
 
@@ -154,7 +175,9 @@ int MPI_Reduce_scatter_block_init_c(const void* sendbuf, void* recvbuf, MPI_Coun
   const char* call = "MPI_Reduce_scatter_block_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount_, datatype, op, comm); };
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount_, datatype_.h, op,
+        comm); };
   });
 }
 
@@ -163,7 +186,8 @@ int MPI_Scan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Dat
   const char* call = "MPI_Scan_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, 0,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype_.h, op, 0,
         comm); };
   });
 }
@@ -173,7 +197,8 @@ int MPI_Exscan_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
   const char* call = "MPI_Exscan_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int count_ = count_c(call, count, "count");
-    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, 0,
+    const auto datatype_ = keep_type(datatype);
+    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype_.h, op, 0,
         comm); };
   });
 }
@@ -186,10 +211,10 @@ int MPI_Alltoallw_init_c(const void* sendbuf, const MPI_Count sendcounts[], cons
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = counts_c(call, sendcounts, send_n(comm, sendbuf), "sendcounts");
     const auto sdispls_ = displs_c(call, sdispls, send_n(comm, sendbuf), "sdispls");
-    const auto sendtypes_ = arr(sendtypes, send_n(comm, sendbuf));
+    const auto sendtypes_ = keep_types(sendtypes, send_n(comm, sendbuf));
     const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
     const auto rdispls_ = displs_c(call, rdispls, all_n(comm), "rdispls");
-    const auto recvtypes_ = arr(recvtypes, all_n(comm));
+    const auto recvtypes_ = keep_types(recvtypes, all_n(comm));
     return [=] { return start_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtypes_.get(),
         recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
   });
@@ -201,9 +226,11 @@ int MPI_Neighbor_allgather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_
   const char* call = "MPI_Neighbor_allgather_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_neighbor_allgather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_,
-        recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_allgather(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_,
+        recvtype_.h, comm); };
   });
 }
 
@@ -213,10 +240,12 @@ int MPI_Neighbor_allgatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI
   const char* call = "MPI_Neighbor_allgatherv_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
     const auto displs_ = displs_c(call, displs, in_n(call, comm), "displs");
-    return [=] { return start_neighbor_allgatherv(call, sendbuf, sendcount_, sendtype, recvbuf,
-        recvcounts_.get(), displs_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_allgatherv(call, sendbuf, sendcount_, sendtype_.h, recvbuf,
+        recvcounts_.get(), displs_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -226,9 +255,11 @@ int MPI_Neighbor_alltoall_init_c(const void* sendbuf, MPI_Count sendcount, MPI_D
   const char* call = "MPI_Neighbor_alltoall_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
     const int sendcount_ = count_c(call, sendcount, "sendcount");
+    const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return [=] { return start_neighbor_alltoall(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_,
-        recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_alltoall(call, sendbuf, sendcount_, sendtype_.h, recvbuf, recvcount_,
+        recvtype_.h, comm); };
   });
 }
 
@@ -240,10 +271,12 @@ int MPI_Neighbor_alltoallv_init_c(const void* sendbuf, const MPI_Count sendcount
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = counts_c(call, sendcounts, out_n(call, comm), "sendcounts");
     const auto sdispls_ = displs_c(call, sdispls, out_n(call, comm), "sdispls");
+    const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
     const auto rdispls_ = displs_c(call, rdispls, in_n(call, comm), "rdispls");
-    return [=] { return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype,
-        recvbuf, recvcounts_.get(), rdispls_.get(), recvtype, comm); };
+    const auto recvtype_ = keep_type(recvtype);
+    return [=] { return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h,
+        recvbuf, recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
   });
 }
 
@@ -255,10 +288,10 @@ int MPI_Neighbor_alltoallw_init_c(const void* sendbuf, const MPI_Count sendcount
   return persistent(call, comm, info, request, [&]() -> Starter {
     const auto sendcounts_ = counts_c(call, sendcounts, out_n(call, comm), "sendcounts");
     const auto sdispls_ = arr(sdispls, out_n(call, comm));
-    const auto sendtypes_ = arr(sendtypes, out_n(call, comm));
+    const auto sendtypes_ = keep_types(sendtypes, out_n(call, comm));
     const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
     const auto rdispls_ = arr(rdispls, in_n(call, comm));
-    const auto recvtypes_ = arr(recvtypes, in_n(call, comm));
+    const auto recvtypes_ = keep_types(recvtypes, in_n(call, comm));
     return [=] { return start_neighbor_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(),
         sendtypes_.get(), recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
   });
