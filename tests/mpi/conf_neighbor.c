@@ -170,6 +170,35 @@ static void graph(void) {
   free(edges);
 }
 
+/* Bad calls return an error (exact classes checked under interlace). */
+static void errors(void) {
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  int x = 0, y[8], cls = 0;
+  int rc = MPI_Neighbor_allgather(&x, 1, MPI_INT, y, 1, MPI_INT, MPI_COMM_WORLD);
+  MPI_Error_class(rc, &cls);
+  CHECK(rc != MPI_SUCCESS, "a neighbour collective without a topology", rc, 0);
+#ifdef INTERLACE_MPI
+  CHECK(cls == MPI_ERR_TOPOLOGY, "class of a neighbour collective without a topology", cls, MPI_ERR_TOPOLOGY);
+#endif
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+#ifdef INTERLACE_MPI
+  int dims[1] = {size}, per[1] = {1};
+  MPI_Comm c;
+  MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &c);
+  MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
+  rc = MPI_Neighbor_alltoall(MPI_IN_PLACE, 1, MPI_INT, y, 1, MPI_INT, c);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_BUFFER, "MPI_IN_PLACE in a neighbour collective", rc, cls);
+  rc = MPI_Neighbor_alltoall(y, -1, MPI_INT, y + 2, 1, MPI_INT, c);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_COUNT, "a negative count", rc, cls);
+  rc = MPI_Neighbor_alltoallv(y, NULL, NULL, MPI_INT, y + 2, NULL, NULL, MPI_INT, c);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_ARG, "null count arrays", rc, cls);
+  MPI_Comm_free(&c);
+#endif
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -182,6 +211,7 @@ int main(int argc, char **argv) {
   grid();
   dist_graph();
   graph();
+  errors();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("OK conf_neighbor\n");
   MPI_Finalize();

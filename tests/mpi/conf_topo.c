@@ -238,6 +238,34 @@ static void dist_graph(void) {
   free(weights);
 }
 
+/* Degenerate topologies: a zero-dimensional grid (one process, no neighbours), a
+ * distributed graph with no edges and empty weights. */
+static void degenerate(void) {
+  MPI_Comm c;
+  int nd = -1, r = -1, st;
+  MPI_Cart_create(MPI_COMM_SELF, 0, NULL, NULL, 0, &c);
+  CHECK(c != MPI_COMM_NULL, "a zero-dimensional grid has one process", 0, 0);
+  MPI_Cartdim_get(c, &nd);
+  CHECK(nd == 0, "Cartdim_get of a zero-dimensional grid", nd, 0);
+  MPI_Cart_rank(c, NULL, &r);
+  CHECK(r == 0, "Cart_rank in a zero-dimensional grid", r, 0);
+  int dummy = 0, got = -5;
+  MPI_Neighbor_allgather(&dummy, 1, MPI_INT, &got, 1, MPI_INT, c);
+  CHECK(got == -5, "no neighbours, nothing received", got, -5);
+  MPI_Comm_free(&c);
+  int w, in, out;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 0, NULL, MPI_WEIGHTS_EMPTY, 0, NULL, MPI_WEIGHTS_EMPTY, MPI_INFO_NULL,
+                                 0, &c);
+  MPI_Topo_test(c, &st);
+  MPI_Dist_graph_neighbors_count(c, &in, &out, &w);
+  CHECK(st == MPI_DIST_GRAPH && in == 0 && out == 0 && w, "an empty weighted distributed graph", in, out);
+  MPI_Comm_free(&c);
+  MPI_Dist_graph_create(MPI_COMM_WORLD, 0, NULL, NULL, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, 0, &c);
+  MPI_Dist_graph_neighbors_count(c, &in, &out, &w);
+  CHECK(in == 0 && out == 0 && !w, "a distributed graph nobody gave an edge", in, out);
+  MPI_Comm_free(&c);
+}
+
 static void errors(void) {
   int st;
   MPI_Topo_test(MPI_COMM_WORLD, &st);
@@ -272,6 +300,7 @@ int main(int argc, char **argv) {
   cartesian();
   graph();
   dist_graph();
+  degenerate();
   errors();
   MPI_Barrier(MPI_COMM_WORLD);
   if (rank == 0) printf("OK conf_topo\n");
