@@ -87,13 +87,25 @@ Arr<int> displs_c(const char* call, const MPI_Aint* a, size_t n, const char* nam
   return r;
 }
 
+namespace {
+
+// Frees the private copy of a datatype when the last holder goes.
+struct TypeCopy {
+  int h;
+  explicit TypeCopy(int handle) : h(handle) {}
+  TypeCopy(const TypeCopy&) = delete;
+  TypeCopy& operator=(const TypeCopy&) = delete;
+  ~TypeCopy() { state().types.remove(h); }
+};
+
+}  // namespace
+
 KeptType keep_type(MPI_Datatype t) {
   KeptType k{t, {}};
   const TypeObj* obj = state().types.get(t);
   if (!obj || obj->predefined) return k;
-  const int copy = state().types.add(TypeObj(*obj));
-  k.h = copy;
-  k.hold = std::shared_ptr<void>(nullptr, [copy](void*) { state().types.remove(copy); });
+  k.h = state().types.add(TypeObj(*obj));
+  k.hold = std::make_shared<TypeCopy>(k.h);
   return k;
 }
 
