@@ -113,6 +113,14 @@ static void dist_graph(void) {
   /* rank-1 sent its block 0 (to its rank+1), rank-2 its block 1 (to its rank+2). */
   CHECK(rbuf[0] == val(src[0], 0, 0), "dist graph: block from rank-1", rbuf[0], src[0]);
   CHECK(rbuf[1] == val(src[1], 1, 0), "dist graph: block from rank-2", rbuf[1], src[1]);
+  /* A duplicate has the same neighbourhood. */
+  MPI_Comm d;
+  MPI_Comm_dup(c, &d);
+  rbuf[0] = rbuf[1] = UNTOUCHED;
+  MPI_Neighbor_alltoall(sbuf, 1, MPI_INT, rbuf, 1, MPI_INT, d);
+  CHECK(rbuf[0] == val(src[0], 0, 0) && rbuf[1] == val(src[1], 1, 0), "dist graph: alltoall on a duplicate", rbuf[0],
+        rbuf[1]);
+  MPI_Comm_free(&d);
   int me = val(rank, 5, 5);
   MPI_Request req;
   MPI_Ineighbor_allgather(&me, 1, MPI_INT, g, 1, MPI_INT, c, &req);

@@ -170,6 +170,32 @@ static void large_count(void) {
     for (int i = 0; i < N; ++i) CHECK(v[i] == val(size - 1, i, 9), "Allreduce_init_c", i, v[i]);
   }
   MPI_Request_free(&r);
+  /* Alltoallw_c: MPI_Aint byte displacements. */
+  MPI_Datatype ty[MAXR];
+  for (int j = 0; j < size; ++j) dsp[j] = (MPI_Aint)(N * j * sizeof(int)), ty[j] = MPI_INT;
+  int a2a[N * MAXR];
+  for (int j = 0; j < size * N; ++j) a2a[j] = val(rank, j, 4), out[j] = -1;
+  MPI_Alltoallw_c(a2a, cnt, dsp, ty, out, cnt, dsp, ty, MPI_COMM_WORLD);
+  for (int j = 0; j < size * N; ++j) CHECK(out[j] == val(j / N, rank * N + j % N, 4), "Alltoallw_c", j, out[j]);
+  /* Reduce_scatter_c: N elements per rank. */
+  MPI_Reduce_scatter_c(a2a, v, cnt, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  for (int i = 0; i < N; ++i) {
+    int want = 0;
+    for (int q = 0; q < size; ++q) want += val(q, rank * N + i, 4);
+    CHECK(v[i] == want, "Reduce_scatter_c", i, v[i]);
+  }
+  /* Neighbor_alltoallv_c on a periodic ring (3 or more ranks: distinct neighbours). */
+  if (size >= 3) {
+    int dims[1] = {size}, per[1] = {1}, sb[2] = {val(rank, 0, 6), val(rank, 1, 6)}, rb[2] = {-1, -1};
+    MPI_Count nc[2] = {1, 1};
+    MPI_Aint nd[2] = {0, 1};
+    MPI_Comm ring;
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &ring);
+    MPI_Neighbor_alltoallv_c(sb, nc, nd, MPI_INT, rb, nc, nd, MPI_INT, ring);
+    CHECK(rb[0] == val((rank + size - 1) % size, 1, 6) && rb[1] == val((rank + 1) % size, 0, 6), "Neighbor_alltoallv_c",
+          rb[0], rb[1]);
+    MPI_Comm_free(&ring);
+  }
   /* A count beyond what an int holds is refused with MPI_ERR_COUNT by interlace. */
 #ifdef INTERLACE_MPI
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
