@@ -202,6 +202,9 @@ static void large_count(void) {
   int rc = MPI_Bcast_c(v, (MPI_Count)1 << 40, MPI_INT, 0, MPI_COMM_WORLD), cls = 0;
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_COUNT, "Bcast_c of 2^40 elements", rc, cls);
+  rc = MPI_Bcast_init(v, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_ROOT, "Bcast_init with root = size fails at init", rc, cls);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 #endif
 }

@@ -35,6 +35,13 @@ int persistent(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* requ
   });
 }
 
+void check_root_arg(const char* call, MPI_Comm comm, int root) {
+  const int size = comm_of(comm).size();
+  if (root < 0 || root >= size)
+    raise(MPI_ERR_ROOT, std::string(call) + ": root " + std::to_string(root) +
+                            " is not a rank of a communicator of size " + std::to_string(size));
+}
+
 Arr<int> arr(const int* a, size_t n) {
   Arr<int> r;
   if (!a) return r;

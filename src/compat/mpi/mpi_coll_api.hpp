@@ -29,6 +29,10 @@ using Starter = std::function<Pending()>;
 int persistent(const char* call, MPI_Comm comm, MPI_Info info, MPI_Request* request,
                const std::function<Starter()>& make);
 
+// MPI_ERR_ROOT naming root unless it is a rank of comm (checked at init: every rank
+// knows the root).
+void check_root_arg(const char* call, MPI_Comm comm, int root);
+
 // An argument array as the call saw it: a copy of its first n entries, or null.
 template <class T>
 struct Arr {

@@ -19,6 +19,7 @@ int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI
                    MPI_Request* request) {
   const char* call = "MPI_Bcast_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_bcast(call, buffer, count, datatype_.h, root, comm); };
   });
@@ -28,6 +29,7 @@ int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype 
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Reduce_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype_.h, op, root,
         comm); };
@@ -48,6 +50,7 @@ int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, v
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Gather_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto sendtype_ = keep_type(sendtype);
     const auto recvtype_ = keep_type(recvtype);
     return [=] { return start_gather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
@@ -60,6 +63,7 @@ int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Gatherv_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = arr(recvcounts, root_n(comm, root));
     const auto displs_ = arr(displs, root_n(comm, root));
@@ -73,6 +77,7 @@ int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, 
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scatter_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto sendtype_ = keep_type(sendtype);
     const auto recvtype_ = keep_type(recvtype);
     return [=] { return start_scatter(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
@@ -85,6 +90,7 @@ int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int dis
                       MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scatterv_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto sendcounts_ = arr(sendcounts, root_n(comm, root));
     const auto displs_ = arr(displs, root_n(comm, root));
     const auto sendtype_ = keep_type(sendtype);

@@ -11,6 +11,7 @@ int MPI_Bcast_init_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int r
                      MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Bcast_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const int count_ = count_c(call, count, "count");
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_bcast(call, buffer, count_, datatype_.h, root, comm); };
@@ -21,6 +22,7 @@ int MPI_Reduce_init_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_D
                       int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Reduce_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const int count_ = count_c(call, count, "count");
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count_, datatype_.h, op, root,
@@ -44,6 +46,7 @@ int MPI_Gather_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
                       MPI_Request* request) {
   const char* call = "MPI_Gather_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const int sendcount_ = count_c(call, sendcount, "sendcount");
     const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
@@ -58,6 +61,7 @@ int MPI_Gatherv_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Gatherv_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const int sendcount_ = count_c(call, sendcount, "sendcount");
     const auto sendtype_ = keep_type(sendtype);
     const auto recvcounts_ = counts_c(call, recvcounts, root_n(comm, root), "recvcounts");
@@ -73,6 +77,7 @@ int MPI_Scatter_init_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype se
                        MPI_Request* request) {
   const char* call = "MPI_Scatter_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const int sendcount_ = count_c(call, sendcount, "sendcount");
     const auto sendtype_ = keep_type(sendtype);
     const int recvcount_ = count_c(call, recvcount, "recvcount");
@@ -87,6 +92,7 @@ int MPI_Scatterv_init_c(const void* sendbuf, const MPI_Count sendcounts[], const
                         int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Scatterv_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
+    check_root_arg(call, comm, root);
     const auto sendcounts_ = counts_c(call, sendcounts, root_n(comm, root), "sendcounts");
     const auto displs_ = displs_c(call, displs, root_n(comm, root), "displs");
     const auto sendtype_ = keep_type(sendtype);
