@@ -51,6 +51,14 @@ void set_topology(MPI_Comm comm, std::shared_ptr<const Topology> t) {
   attr_set_internal(AttrKind::comm, comm, topology_keyval(), std::const_pointer_cast<Topology>(std::move(t)));
 }
 
+void require_intra(const char* call, MPI_Comm comm) {
+  int inter = 0;
+  // Through the public call: the intercommunicator state belongs to mpi_comm.cpp.
+  if (MPI_Comm_test_inter(comm, &inter) == MPI_SUCCESS && inter)
+    raise(MPI_ERR_COMM, std::string(call) + ": communicator " + std::to_string(comm) +
+                            " is an intercommunicator; process topologies need an intracommunicator");
+}
+
 std::vector<int> cart_coords(const Topology& t, int rank) {
   std::vector<int> c(t.dims.size());
   for (size_t i = t.dims.size(); i-- > 0;) {
@@ -133,6 +141,7 @@ int MPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int pe
     need(comm_cart, call, "comm_cart");
     (void)reorder;
     CommObj& parent = comm_obj(comm_old);
+    require_intra(call, comm_old);
     const long long n = check_grid(call, ndims, dims, periods);
     if (n > parent.comm.size())
       raise(MPI_ERR_TOPOLOGY, std::string(call) + ": the grid has " + std::to_string(n) +

@@ -28,6 +28,8 @@ std::shared_ptr<const Topology> topology_of(MPI_Comm comm);
 // MPI_ERR_TOPOLOGY naming the communicator and what it has otherwise.
 const Topology& require_topology(const char* call, MPI_Comm comm, int kind);
 void set_topology(MPI_Comm comm, std::shared_ptr<const Topology> t);
+// Topologies live on intracommunicators: MPI_ERR_COMM naming an intercommunicator.
+void require_intra(const char* call, MPI_Comm comm);
 
 // Cartesian helpers: the coordinates of a rank and the neighbours of MPI_Cart_shift.
 std::vector<int> cart_coords(const Topology& t, int rank);

@@ -118,6 +118,7 @@ int MPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int
     need(comm_graph, call, "comm_graph");
     (void)reorder;
     CommObj& parent = comm_obj(comm_old);
+    require_intra(call, comm_old);
     check_graph(call, nnodes, index, edges, parent.comm.size());
     auto t = std::make_shared<Topology>();
     t->kind = MPI_GRAPH;
@@ -205,6 +206,7 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
     (void)info;
     (void)reorder;
     CommObj& parent = comm_obj(comm_old);
+    require_intra(call, comm_old);
     const int size = parent.comm.size();
     if (indegree < 0 || outdegree < 0)
       raise(MPI_ERR_ARG, std::string(call) + ": indegree " + std::to_string(indegree) + " or outdegree " +
@@ -241,6 +243,7 @@ int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const i
     (void)info;
     (void)reorder;
     CommObj& parent = comm_obj(comm_old);
+    require_intra(call, comm_old);
     const Communicator& c = parent.comm;
     const int size = c.size();
     if (n < 0) raise(MPI_ERR_ARG, std::string(call) + ": n " + std::to_string(n) + " is negative");
