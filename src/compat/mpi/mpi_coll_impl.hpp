@@ -57,4 +57,25 @@ Pending start_alltoallv(const char* call, const void* sendbuf, const int* sendco
                         MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
                         MPI_Datatype recvtype, MPI_Comm comm);
 
+// Alltoallw and the neighbour collectives (mpi_coll_exchange.cpp, mpi_neighbor.cpp):
+// point-to-point exchanges run as one engine schedule. Displacements of the w forms
+// are in bytes; those of the v forms in extents of the datatype.
+Pending start_alltoallw(const char* call, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                        const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
+                        const MPI_Datatype* recvtypes, MPI_Comm comm);
+Pending start_neighbor_allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+Pending start_neighbor_allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void* recvbuf, const int* recvcounts, const int* displs, MPI_Datatype recvtype,
+                                  MPI_Comm comm);
+Pending start_neighbor_alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype,
+                                void* recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+Pending start_neighbor_alltoallv(const char* call, const void* sendbuf, const int* sendcounts, const int* sdispls,
+                                 MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
+                                 MPI_Datatype recvtype, MPI_Comm comm);
+Pending start_neighbor_alltoallw(const char* call, const void* sendbuf, const int* sendcounts,
+                                 const MPI_Aint* sdispls, const MPI_Datatype* sendtypes, void* recvbuf,
+                                 const int* recvcounts, const MPI_Aint* rdispls, const MPI_Datatype* recvtypes,
+                                 MPI_Comm comm);
+
 }  // namespace interlace::mpi::collimpl
