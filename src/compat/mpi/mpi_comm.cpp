@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_attr.hpp"
 #include "mpi_inter.hpp"
 
 using namespace interlace;
@@ -35,6 +36,40 @@ MPI_Comm wrap(Communicator c, MPI_Errhandler inherit) {
   return c.is_null() ? MPI_COMM_NULL : new_comm(std::move(c), inherit);
 }
 
+// Frees a handle's communicator(s) and the handle (attributes already deleted).
+void drop(MPI_Comm h) {
+  CommObj& c = comm_obj(h);  // looked up again: the table may have grown under callbacks
+  if (c.inter) {
+    inter::release(h, c);
+    return;
+  }
+  c.comm.free();
+  state().comms.remove(h);
+}
+
+}  // namespace
+
+namespace interlace::mpi {
+
+// MPI_Comm_dup and its idup/with_info forms: the copy keeps the attributes that their
+// copy callbacks keep; a failing callback leaves no new communicator behind.
+MPI_Comm dup_comm(MPI_Comm comm) {
+  CommObj& parent = comm_obj(comm);
+  const MPI_Errhandler eh = parent.errhandler;  // read before the table may grow
+  MPI_Comm dup = parent.inter ? inter::dup(parent) : wrap(parent.comm.dup(), eh);
+  try {
+    attr_copy_all(AttrKind::comm, comm, dup);
+  } catch (...) {
+    drop(dup);
+    throw;
+  }
+  return dup;
+}
+
+}  // namespace interlace::mpi
+
+namespace {
+
 }  // namespace
 
 extern "C" {
@@ -43,9 +78,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return guard("MPI_Comm_dup", comm, [&] {
     require_initialized("MPI_Comm_dup");
     need(newcomm, "MPI_Comm_dup", "newcomm");
-    CommObj& parent = comm_obj(comm);
-    const MPI_Errhandler eh = parent.errhandler;  // read before the table may grow
-    *newcomm = parent.inter ? inter::dup(parent) : wrap(parent.comm.dup(), eh);
+    *newcomm = dup_comm(comm);
   });
 }
 
@@ -104,13 +137,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (c.predefined)
       raise(MPI_ERR_COMM, "MPI_Comm_free: " + (c.name.empty() ? std::to_string(*comm) : c.name) +
                               " is predefined and cannot be freed");
-    if (c.inter) {
-      inter::release(*comm, c);
-      *comm = MPI_COMM_NULL;
-      return;
-    }
-    c.comm.free();
-    state().comms.remove(*comm);
+    attr_delete_all(AttrKind::comm, *comm);  // callbacks still see a valid communicator
+    drop(*comm);
     *comm = MPI_COMM_NULL;
   });
 }

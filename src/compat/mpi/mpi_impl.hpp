@@ -261,6 +261,8 @@ void empty_status(MPI_Status* out);  // source MPI_ANY_SOURCE... for null reques
 // ---- communicators (mpi_comm.cpp) -----------------------------------------------------------
 void register_predefined_comms(State& s);   // world, self, empty group
 MPI_Comm new_comm(Communicator c, MPI_Errhandler inherit);
+// MPI_Comm_dup (intra or inter) with the attributes copied (mpi_comm.cpp).
+MPI_Comm dup_comm(MPI_Comm comm);
 // True for a valid intercommunicator handle (the collectives dispatch on it).
 bool is_inter(MPI_Comm c) noexcept;
 // MPI_Comm_size: the local group's size (an intercommunicator's `comm` counts the remote).
