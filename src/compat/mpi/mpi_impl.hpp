@@ -72,6 +72,11 @@ struct InterState {
 };
 
 struct CommObj {
+  // A constructor rather than aggregate braces, so a new member needs no edit where
+  // communicators are made (mpi_env.cpp).
+  CommObj() = default;
+  CommObj(Communicator c, MPI_Errhandler eh, std::string n, bool pre)
+      : comm(std::move(c)), errhandler(eh), name(std::move(n)), predefined(pre) {}
   Communicator comm;               // interlace communicator (world, self, dup, split...)
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
