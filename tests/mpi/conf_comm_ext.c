@@ -4,7 +4,7 @@
  * Comm_idup, Comm_dup_with_info, Comm_idup_with_info (attributes copied by their copy
  * callbacks, deleted on free), Comm_split_type (MPI_COMM_TYPE_SHARED; MPI_UNDEFINED;
  * HW_UNGUIDED gives a strictly smaller communicator or MPI_COMM_NULL), and, where the
- * library declares MPI 4, Intercomm_create_from_groups. */
+ * library declares MPI 4, Comm_create_from_group and Intercomm_create_from_groups. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,9 +174,24 @@ static void check_split_type(void) {
 
 #if MPI_VERSION >= 4 || defined(INTERLACE_MPI)
 static void check_from_groups(void) {
-  if (size < 2) return;
   MPI_Group wg, even, odd;
   MPI_Comm_group(MPI_COMM_WORLD, &wg);
+  { /* MPI_Comm_create_from_group: an intracommunicator of the (reversed) world group */
+    int back[1][3] = {{size - 1, 0, -1}}, n = -1, r = -1;
+    MPI_Group rg;
+    MPI_Comm c;
+    MPI_Group_range_incl(wg, 1, back, &rg);
+    MPI_Comm_create_from_group(rg, "conf_comm_ext/rev", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &c);
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &r);
+    CHECK(n == size && r == size - 1 - rank, "create_from_group", n, r);
+    MPI_Comm_free(&c);
+    MPI_Group_free(&rg);
+  }
+  if (size < 2) {
+    MPI_Group_free(&wg);
+    return;
+  }
   int e[1][3] = {{0, size - 1 - (size - 1) % 2, 2}}, o[1][3] = {{1, size - 1 - size % 2, 2}};
   MPI_Group_range_incl(wg, 1, e, &even);
   MPI_Group_range_incl(wg, 1, o, &odd);

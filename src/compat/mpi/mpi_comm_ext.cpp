@@ -1,5 +1,5 @@
 // Communicator creation beyond dup/split/create: MPI_Comm_create_group (collective over
-// the group only), MPI_Comm_idup, MPI_Comm_dup_with_info, MPI_Comm_idup_with_info and
+// the group only) and MPI 4's MPI_Comm_create_from_group, MPI_Comm_idup, MPI_Comm_dup_with_info, MPI_Comm_idup_with_info and
 // MPI_Comm_split_type. The non-blocking duplications complete at the start: the new
 // communicator is usable at once and the request is already complete.
 #include <algorithm>
@@ -61,6 +61,24 @@ uint64_t hash64(const std::string& s) {
   return h;
 }
 
+// The communicator of group g (world ranks, holding this rank) made over parent state
+// ps: group rank 0 makes the id and hands it to the others.
+MPI_Comm create_over(const std::shared_ptr<groups::CommState>& ps, const std::vector<int>& g, int itag,
+                     MPI_Errhandler eh) {
+  const int me = ps->rt->ctx->rank();
+  int64_t id = 0;
+  if (g[0] == me) {
+    id = static_cast<int64_t>(ps->new_child_id());
+    std::vector<Request> sends;
+    for (size_t i = 1; i < g.size(); ++i)
+      sends.push_back(p2p::internal_isend(ps, &id, 1, Datatype::int64, ps->rank_of_world[g[i]], itag));
+    for (Request& r : sends) r.wait();
+  } else {
+    p2p::internal_irecv(ps, &id, 1, Datatype::int64, ps->rank_of_world[g[0]], itag).wait();
+  }
+  return new_comm(Communicator::from_group_state(groups::CommState::make(ps->rt, static_cast<uint64_t>(id), g)), eh);
+}
+
 }  // namespace
 
 extern "C" {
@@ -84,20 +102,28 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
       *newcomm = MPI_COMM_NULL;
       return;
     }
-    // Group rank 0 makes the id and hands it to the others over the parent.
-    const int itag = create_group_tag(tag);
-    int64_t id = 0;
-    if (pos == g.begin()) {
-      id = static_cast<int64_t>(ps->new_child_id());
-      std::vector<Request> sends;
-      for (size_t i = 1; i < g.size(); ++i)
-        sends.push_back(p2p::internal_isend(ps, &id, 1, Datatype::int64, ps->rank_of_world[g[i]], itag));
-      for (Request& r : sends) r.wait();
-    } else {
-      p2p::internal_irecv(ps, &id, 1, Datatype::int64, ps->rank_of_world[g[0]], itag).wait();
-    }
     const MPI_Errhandler eh = parent.errhandler;
-    *newcomm = new_comm(Communicator::from_group_state(groups::CommState::make(ps->rt, static_cast<uint64_t>(id), g)), eh);
+    *newcomm = create_over(ps, g, create_group_tag(tag), eh);
+  });
+}
+
+// MPI 4 (sessions chapter): as MPI_Comm_create_group over MPI_COMM_WORLD, with a string tag.
+int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                               MPI_Comm* newcomm) {
+  const char* call = "MPI_Comm_create_from_group";
+  (void)info;  // no hints are understood
+  return guard(call, MPI_COMM_NULL, [&] {
+    require_initialized(call);
+    need(newcomm, call, "newcomm");
+    need(stringtag, call, "stringtag");
+    const std::vector<int> g = group_obj(group).members;
+    const auto& ws = comm_of(MPI_COMM_WORLD).group_state();
+    const int me = ws->rt->ctx->rank();
+    if (std::find(g.begin(), g.end(), me) == g.end())
+      raise(MPI_ERR_GROUP, std::string(call) + ": this process (world rank " + str(me) + ") is not in group " +
+                               str(group));
+    const MPI_Errhandler eh = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
+    *newcomm = create_over(ws, g, create_group_tag(static_cast<int>(hash64(stringtag) & 0x7fffffff)) - 4096, eh);
   });
 }
 
