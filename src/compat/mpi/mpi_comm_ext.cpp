@@ -13,9 +13,11 @@
 #include "mpi_impl.hpp"
 
 // From the Info calls (mpi_info.cpp, helper attr), when they are linked in; without them
-// no info value is known, so a guided split finds no resource type and gives MPI_COMM_NULL.
+// no info value is known, so a guided split finds no resource type and gives
+// MPI_COMM_NULL, and a new communicator carries no hints.
 extern "C" int MPI_Info_get_string(MPI_Info info, const char* key, int* buflen, char* value, int* flag)
     __attribute__((weak));
+extern "C" int MPI_Comm_set_info(MPI_Comm comm, MPI_Info info) __attribute__((weak));
 
 using namespace interlace;
 using namespace interlace::mpi;
@@ -53,6 +55,15 @@ std::string info_value(MPI_Info info, const char* key) {
   int len = sizeof buf, flag = 0;
   if (MPI_Info_get_string(info, key, &len, buf, &flag) != MPI_SUCCESS || !flag) return "";
   return buf;
+}
+
+// The hints of a new communicator are `info` (dup_with_info; a guided split's resource
+// type, which MPI says the new communicator reports).
+void set_hints(MPI_Comm c, MPI_Info info) {
+  if (c == MPI_COMM_NULL || info == MPI_INFO_NULL || !MPI_Comm_set_info) return;
+  const int rc = MPI_Comm_set_info(c, info);
+  if (rc != MPI_SUCCESS) raise(MPI_ERR_INFO, "info " + std::to_string(info) + " could not be set on communicator " +
+                                                 std::to_string(c) + " (error " + std::to_string(rc) + ")");
 }
 
 uint64_t hash64(const std::string& s) {
@@ -138,25 +149,26 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
   });
 }
 
-// The info hints are accepted and not used: interlace understands none for communicators.
+// The info hints are kept on the new communicator (MPI_Comm_get_info returns them); none
+// of them changes what interlace does.
 int MPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm) {
   const char* call = "MPI_Comm_dup_with_info";
-  (void)info;
   return guard(call, comm, [&] {
     require_initialized(call);
     need(newcomm, call, "newcomm");
     *newcomm = dup_comm(comm);
+    set_hints(*newcomm, info);
   });
 }
 
 int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI_Request* request) {
   const char* call = "MPI_Comm_idup_with_info";
-  (void)info;
   return guard(call, comm, [&] {
     require_initialized(call);
     need(newcomm, call, "newcomm");
     need(request, call, "request");
     *newcomm = dup_comm(comm);
+    set_hints(*newcomm, info);
     *request = done_request(comm);
   });
 }
@@ -192,6 +204,8 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     const MPI_Errhandler eh = parent.errhandler;
     Communicator sub = c.split(color, key);
     *newcomm = sub.is_null() ? MPI_COMM_NULL : new_comm(std::move(sub), eh);
+    if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)
+      set_hints(*newcomm, info);
   });
 }
 
