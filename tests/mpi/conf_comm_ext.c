@@ -3,11 +3,13 @@
  * Comm_create_group (collective over the group only; MPI_COMM_NULL outside it),
  * Comm_idup, Comm_dup_with_info, Comm_idup_with_info (attributes copied by their copy
  * callbacks, deleted on free), Comm_split_type (MPI_COMM_TYPE_SHARED; MPI_UNDEFINED;
- * HW_UNGUIDED gives a strictly smaller communicator or MPI_COMM_NULL), and, where the
- * library declares MPI 4, Comm_create_from_group and Intercomm_create_from_groups. */
+ * HW_GUIDED by info, reported back by Comm_get_info; HW_UNGUIDED gives a strictly
+ * smaller communicator or MPI_COMM_NULL), and, where the library declares MPI 4,
+ * Comm_create_from_group and Intercomm_create_from_groups. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static int rank, size;
 
@@ -141,6 +143,22 @@ static void check_dups(void) {
     MPI_Comm_free(&d);
     CHECK(deletes == 1, "free runs the delete callback", form, deletes);
   }
+#ifdef INTERLACE_MPI /* MPI lets an implementation drop hints it does not use */
+  {
+    MPI_Info info, got;
+    char val[16] = "";
+    int len = sizeof val;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "conf_hint", "yes");
+    MPI_Comm_dup_with_info(base, info, &d);
+    MPI_Comm_get_info(d, &got);
+    MPI_Info_get_string(got, "conf_hint", &len, val, &flag);
+    CHECK(flag && strcmp(val, "yes") == 0, "dup_with_info keeps its hints", flag, len);
+    MPI_Info_free(&got);
+    MPI_Info_free(&info);
+    MPI_Comm_free(&d);
+  }
+#endif
   MPI_Comm_free(&base);
   MPI_Comm_free_keyval(&key);
 }
@@ -162,6 +180,31 @@ static void check_split_type(void) {
     CHECK(n == size - 1, "split_type beside an MPI_UNDEFINED rank", n, size - 1);
     MPI_Comm_free(&c);
   }
+#ifdef MPI_COMM_TYPE_HW_GUIDED /* MPI 4 */
+  {
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, MPI_INFO_NULL, &c);
+    CHECK(c == MPI_COMM_NULL, "hw_guided without a resource type", 0, 0);
+    MPI_Info_set(info, "mpi_hw_resource_type", "@no such resource@");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, 0, info, &c);
+    CHECK(c == MPI_COMM_NULL, "hw_guided with an unknown resource type", 0, 0);
+    MPI_Info_set(info, "mpi_hw_resource_type", "mpi_shared_memory");
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_GUIDED, rank, info, &c);
+    CHECK(c != MPI_COMM_NULL, "hw_guided mpi_shared_memory", 0, 0);
+    MPI_Comm_size(c, &n);
+    CHECK(n == size, "hw_guided mpi_shared_memory is the host", n, size);
+    MPI_Info got;
+    char val[64] = "";
+    int len = sizeof val, flag = 0;
+    MPI_Comm_get_info(c, &got);
+    MPI_Info_get_string(got, "mpi_hw_resource_type", &len, val, &flag);
+    CHECK(flag && strcmp(val, "mpi_shared_memory") == 0, "hw_guided communicator reports its resource type", flag, len);
+    MPI_Info_free(&got);
+    MPI_Comm_free(&c);
+    MPI_Info_free(&info);
+  }
+#endif
 #ifdef MPI_COMM_TYPE_HW_UNGUIDED
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, 0, MPI_INFO_NULL, &c);
   if (c != MPI_COMM_NULL) {
