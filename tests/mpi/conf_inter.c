@@ -153,6 +153,22 @@ static void check_collectives(MPI_Comm ic) {
     free(r);
     free(counts);
   }
+  /* Large data (past any eager limit) both ways and through a bcast. */
+  {
+    const int big = 1 << 18;
+    int *a = malloc(big * sizeof(int)), *b = malloc(big * sizeof(int));
+    for (int i = 0; i < big; ++i) a[i] = rank + i;
+    if (lrank < rsize) {
+      MPI_Sendrecv(a, big, MPI_INT, lrank, 11, b, big, MPI_INT, lrank, 11, ic, MPI_STATUS_IGNORE);
+      for (int i = 0; i < big; i += 4099) CHECK(b[i] == wr(1 - color, lrank) + i, "large sendrecv", i, b[i]);
+    }
+    int root = color == 1 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Bcast(a, big, MPI_INT, root, ic);
+    if (color == 0)
+      for (int i = 0; i < big; i += 4099) CHECK(a[i] == wr(1, 0) + i, "large bcast", i, a[i]);
+    free(a);
+    free(b);
+  }
   /* Non-blocking forms. */
   {
     MPI_Request rq[2];
