@@ -169,6 +169,28 @@ static void check_collectives(MPI_Comm ic) {
     free(a);
     free(b);
   }
+  /* A derived type (every other int) through bcast and gather. */
+  {
+    MPI_Datatype vec;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &vec);
+    MPI_Type_commit(&vec);
+    int buf[8];
+    for (int i = 0; i < 8; ++i) buf[i] = color == 0 && lrank == 0 ? 100 + i : -1;
+    int root = color == 0 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Bcast(buf, 1, vec, root, ic);
+    if (color == 1)
+      for (int i = 0; i < 8; ++i) CHECK(buf[i] == (i % 2 ? -1 : 100 + i), "bcast of a vector type", i, buf[i]);
+    /* gather: one vector from each of group 0 lands as 4 contiguous ints at group 1's rank 0 */
+    for (int i = 0; i < 8; ++i) buf[i] = rank * 10 + i;
+    int *all = malloc(4 * (rsize + 1) * sizeof(int));
+    root = color == 1 ? (lrank == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Gather(buf, 1, vec, all, 4, MPI_INT, root, ic);
+    if (root == MPI_ROOT)
+      for (int j = 0; j < rsize; ++j)
+        for (int k = 0; k < 4; ++k) CHECK(all[4 * j + k] == wr(0, j) * 10 + 2 * k, "gather of a vector type", j, k);
+    free(all);
+    MPI_Type_free(&vec);
+  }
   /* Non-blocking forms. */
   {
     MPI_Request rq[2];
