@@ -320,6 +320,18 @@ int main(int argc, char **argv) {
       MPI_Comm_free(&sc);
     }
 
+#ifdef INTERLACE_MPI /* Open MPI 4.1 crashes on split_type of an intercommunicator */
+    { /* split_type shared: one host, so the whole intercommunicator again */
+      MPI_Comm sh;
+      MPI_Comm_split_type(ic, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &sh);
+      MPI_Comm_test_inter(sh, &flag);
+      MPI_Comm_remote_size(sh, &n);
+      CHECK(flag && n == rsize, "split_type shared of an intercommunicator", flag, n);
+      MPI_Comm_size(sh, &n);
+      CHECK(n == lsize, "split_type shared of an intercommunicator: local size", n, lsize);
+      MPI_Comm_free(&sh);
+    }
+#endif
     /* Create: each group drops its last rank when it has more than one. */
     MPI_Group lg, sub;
     MPI_Comm_group(ic, &lg);

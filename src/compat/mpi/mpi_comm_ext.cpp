@@ -10,7 +10,7 @@
 #include "interlace/coll/coll.hpp"
 #include "interlace/groups/comm_state.hpp"
 #include "interlace/p2p/transport.hpp"
-#include "mpi_impl.hpp"
+#include "mpi_inter.hpp"
 
 // From the Info calls (mpi_info.cpp, helper attr), when they are linked in; without them
 // no info value is known, so a guided split finds no resource type and gives
@@ -180,7 +180,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
   return guard(call, comm, [&] {
     require_initialized(call);
     need(newcomm, call, "newcomm");
-    CommObj& parent = intra_obj(comm, call);
+    CommObj& parent = comm_obj(comm);
     bool by_host = false;
     switch (split_type) {
       case MPI_UNDEFINED: break;
@@ -196,6 +196,12 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
     }
     const Communicator& c = parent.comm;
     const int64_t mine = static_cast<int64_t>(hash64(c.context().environment().host) >> 1);
+    if (parent.inter) {  // both groups split by host; equal hosts pair up (colour: the host's hash)
+      *newcomm = inter::split(parent, by_host ? static_cast<int>(mine & 0x7fffffff) : MPI_UNDEFINED, key);
+      if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)
+        set_hints(*newcomm, info);
+      return;
+    }
     std::vector<int64_t> hosts(static_cast<size_t>(c.size()));
     coll::iallgather(c, &mine, hosts.data(), 1, Datatype::int64).wait();
     int color = UNDEFINED;
