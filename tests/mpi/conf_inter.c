@@ -261,6 +261,11 @@ int main(int argc, char **argv) {
       int rc = MPI_Intercomm_create(local, lsize + 3, MPI_COMM_WORLD, 0, 17, &bad), cls = -1;
       MPI_Error_class(rc, &cls);
       CHECK(rc != MPI_SUCCESS && bad == MPI_COMM_NULL, "bad local_leader is an error", cls, rc);
+#ifdef INTERLACE_MPI /* a bad remote_leader is seen by the leader alone: the others hear why */
+      rc = MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, size + 10, 17, &bad);
+      MPI_Error_class(rc, &cls);
+      CHECK(cls == MPI_ERR_RANK && bad == MPI_COMM_NULL, "bad remote_leader fails on every local rank", cls, rc);
+#endif
       MPI_Comm_set_errhandler(local, MPI_ERRORS_ARE_FATAL);
     }
     MPI_Intercomm_create(local, 0, MPI_COMM_WORLD, color == 0 ? 1 : 0, 17, &ic);

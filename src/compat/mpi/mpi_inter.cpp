@@ -64,7 +64,14 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
   const int me = w->rt->ctx->rank();
   std::vector<int64_t> msg;  // the three ids, then the remote group's world ranks
   if (local[local_leader] == me) {
-    const int rw = leader_world();
+    int rw = -1;
+    try {
+      rw = leader_world();
+    } catch (const MpiError& e) {
+      // The leader's arguments are bad: tell the group (which would wait forever) why.
+      send_to_all(w, local, me, boot_tag(1, h), {-1, e.error_class()});
+      throw;
+    }
     const Ids ids = fresh_ids();
     std::vector<int64_t> out = to_vec(ids);
     out.insert(out.end(), local.begin(), local.end());
@@ -79,6 +86,9 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
     send_to_all(w, local, me, boot_tag(1, h), msg);
   } else {
     msg = recv_vec(w, local[local_leader], boot_tag(1, h));
+    if (msg.size() == 2 && msg[0] == -1)
+      raise(static_cast<int>(msg[1]), std::string(call) + ": the local leader (rank " + str(local_leader) +
+                                          ") refused its arguments (peer_comm, remote_leader or tag)");
   }
   std::vector<int> remote(msg.begin() + 3, msg.end());
   for (int r : remote)
