@@ -6,6 +6,7 @@
 #include <climits>
 
 #include "mpi_coll_stage.hpp"
+#include "mpi_inter.hpp"  // intercommunicators dispatch to inter::*
 
 namespace interlace::mpi::collimpl {
 
@@ -50,6 +51,7 @@ void in_place_only_at_root(const Ctx& k, int root, const char* which) {
 
 Pending start_gather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::gather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   Ctx k = open(call, comm);
   check_root(k, root);
   const bool is_root = k.rank == root, in_place = sendbuf == MPI_IN_PLACE;
@@ -79,6 +81,7 @@ Pending start_gather(const char* call, const void* sendbuf, int sendcount, MPI_D
 
 Pending start_scatter(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::scatter(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm);
   Ctx k = open(call, comm);
   check_root(k, root);
   const bool is_root = k.rank == root, in_place = recvbuf == MPI_IN_PLACE;
@@ -107,6 +110,7 @@ Pending start_scatter(const char* call, const void* sendbuf, int sendcount, MPI_
 
 Pending start_allgather(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::allgather(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   Ctx k = open(call, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   check_nonneg(k, recvcount, "recvcount");
@@ -129,6 +133,7 @@ Pending start_allgather(const char* call, const void* sendbuf, int sendcount, MP
 
 Pending start_alltoall(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::alltoall(call, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   Ctx k = open(call, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   check_nonneg(k, recvcount, "recvcount");
@@ -152,6 +157,7 @@ Pending start_alltoall(const char* call, const void* sendbuf, int sendcount, MPI
 
 Pending start_gatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const int* recvcounts, const int* displs, MPI_Datatype recvtype, int root, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::gatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm);
   Ctx k = open(call, comm);
   check_root(k, root);
   const bool is_root = k.rank == root, in_place = sendbuf == MPI_IN_PLACE;
@@ -180,6 +186,7 @@ Pending start_gatherv(const char* call, const void* sendbuf, int sendcount, MPI_
 Pending start_scatterv(const char* call, const void* sendbuf, const int* sendcounts, const int* displs,
                        MPI_Datatype sendtype, void* recvbuf, int recvcount, MPI_Datatype recvtype, int root,
                        MPI_Comm comm) {
+  if (is_inter(comm)) return inter::scatterv(call, sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm);
   Ctx k = open(call, comm);
   check_root(k, root);
   const bool is_root = k.rank == root, in_place = recvbuf == MPI_IN_PLACE;
@@ -209,6 +216,7 @@ Pending start_scatterv(const char* call, const void* sendbuf, const int* sendcou
 
 Pending start_allgatherv(const char* call, const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                          const int* recvcounts, const int* displs, MPI_Datatype recvtype, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::allgatherv(call, sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
   Ctx k = open(call, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   check_counts(k, recvcounts, displs, "recvcounts");
@@ -232,6 +240,7 @@ Pending start_allgatherv(const char* call, const void* sendbuf, int sendcount, M
 Pending start_alltoallv(const char* call, const void* sendbuf, const int* sendcounts, const int* sdispls,
                         MPI_Datatype sendtype, void* recvbuf, const int* recvcounts, const int* rdispls,
                         MPI_Datatype recvtype, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::alltoallv(call, sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   Ctx k = open(call, comm);
   const bool in_place = sendbuf == MPI_IN_PLACE;
   check_counts(k, recvcounts, rdispls, "recvcounts");

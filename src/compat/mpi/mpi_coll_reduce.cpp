@@ -5,6 +5,7 @@
 #include <climits>
 
 #include "mpi_coll_stage.hpp"
+#include "mpi_inter.hpp"  // intercommunicators dispatch to inter::*
 
 namespace interlace::mpi::collimpl {
 
@@ -39,11 +40,13 @@ coll::Options options_for(const Reduction& r, coll::Kind kind) {
 }  // namespace
 
 Pending start_barrier(const char* call, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::barrier(call, comm);
   Ctx k = open(call, comm);
   return Pending{coll::ibarrier(*k.comm), {}, {}};
 }
 
 Pending start_bcast(const char* call, void* buf, int count, MPI_Datatype type, int root, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::bcast(call, buf, count, type, root, comm);
   Ctx k = open(call, comm);
   check_nonneg(k, count, "count");
   check_root(k, root);
@@ -59,6 +62,7 @@ Pending start_bcast(const char* call, void* buf, int count, MPI_Datatype type, i
 
 Pending start_reduce(const char* call, coll::Kind kind, const void* sendbuf, void* recvbuf, int count,
                      MPI_Datatype type, MPI_Op op, int root, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::reduce(call, kind, sendbuf, recvbuf, count, type, op, root, comm);
   Ctx k = open(call, comm);
   check_nonneg(k, count, "count");
   const bool rooted = kind == coll::Kind::reduce;
@@ -130,6 +134,7 @@ Pending reduce_scatter_common(const Ctx& k, const void* sendbuf, void* recvbuf, 
 
 Pending start_reduce_scatter(const char* call, const void* sendbuf, void* recvbuf, const int* recvcounts,
                              MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::reduce_scatter(call, sendbuf, recvbuf, recvcounts, type, op, comm);
   Ctx k = open(call, comm);
   if (!recvcounts) raise(MPI_ERR_ARG, std::string(call) + ": recvcounts is null");
   std::vector<int> counts(recvcounts, recvcounts + k.size);
@@ -142,6 +147,7 @@ Pending start_reduce_scatter(const char* call, const void* sendbuf, void* recvbu
 
 Pending start_reduce_scatter_block(const char* call, const void* sendbuf, void* recvbuf, int recvcount,
                                    MPI_Datatype type, MPI_Op op, MPI_Comm comm) {
+  if (is_inter(comm)) return inter::reduce_scatter_block(call, sendbuf, recvbuf, recvcount, type, op, comm);
   Ctx k = open(call, comm);
   check_nonneg(k, recvcount, "recvcount");
   return reduce_scatter_common(k, sendbuf, recvbuf, std::vector<int>(k.size, recvcount), true, type, op);

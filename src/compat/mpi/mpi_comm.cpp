@@ -1,13 +1,14 @@
 // MPI communicators over interlace's Communicator: dup, split, create (a split whose
 // color and key come from the group), free, compare, group, names. New communicators
 // inherit the parent's error handler. (Comm_rank/Comm_size are in mpi_env.cpp.)
+// Intercommunicators take the same calls; their own code is in mpi_inter_comm.cpp.
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "mpi_attr.hpp"
-#include "mpi_impl.hpp"
+#include "mpi_inter.hpp"
 
 using namespace interlace;
 using namespace interlace::mpi;
@@ -25,9 +26,49 @@ std::vector<int> members_of(const Communicator& c) {
   return m;
 }
 
+// The local group (an intercommunicator's `comm` addresses the remote one).
+std::vector<int> local_members(MPI_Comm h) {
+  const CommObj& o = comm_obj(h);
+  return o.inter ? o.inter->local : members_of(o.comm);
+}
+
 MPI_Comm wrap(Communicator c, MPI_Errhandler inherit) {
   return c.is_null() ? MPI_COMM_NULL : new_comm(std::move(c), inherit);
 }
+
+// Frees a handle's communicator(s) and the handle (attributes already deleted).
+void drop(MPI_Comm h) {
+  CommObj& c = comm_obj(h);  // looked up again: the table may have grown under callbacks
+  if (c.inter) {
+    inter::release(h, c);
+    return;
+  }
+  c.comm.free();
+  state().comms.remove(h);
+}
+
+}  // namespace
+
+namespace interlace::mpi {
+
+// MPI_Comm_dup and its idup/with_info forms: the copy keeps the attributes that their
+// copy callbacks keep; a failing callback leaves no new communicator behind.
+MPI_Comm dup_comm(MPI_Comm comm) {
+  CommObj& parent = comm_obj(comm);
+  const MPI_Errhandler eh = parent.errhandler;  // read before the table may grow
+  MPI_Comm dup = parent.inter ? inter::dup(parent) : wrap(parent.comm.dup(), eh);
+  try {
+    attr_copy_all(AttrKind::comm, comm, dup);
+  } catch (...) {
+    drop(dup);
+    throw;
+  }
+  return dup;
+}
+
+}  // namespace interlace::mpi
+
+namespace {
 
 }  // namespace
 
@@ -37,17 +78,7 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
   return guard("MPI_Comm_dup", comm, [&] {
     require_initialized("MPI_Comm_dup");
     need(newcomm, "MPI_Comm_dup", "newcomm");
-    CommObj& parent = comm_obj(comm);
-    const MPI_Errhandler eh = parent.errhandler;  // read before the table may grow
-    MPI_Comm dup = wrap(parent.comm.dup(), eh);
-    try {
-      attr_copy_all(AttrKind::comm, comm, dup);
-    } catch (...) {
-      comm_obj(dup).comm.free();
-      state().comms.remove(dup);
-      throw;
-    }
-    *newcomm = dup;
+    *newcomm = dup_comm(comm);
   });
 }
 
@@ -60,6 +91,10 @@ int MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
       raise(MPI_ERR_ARG, "MPI_Comm_split: color " + std::to_string(color) +
                              " is negative (only MPI_UNDEFINED may be)");
     const MPI_Errhandler eh = parent.errhandler;
+    if (parent.inter) {
+      *newcomm = inter::split(parent, color, key);
+      return;
+    }
     *newcomm = wrap(parent.comm.split(color == MPI_UNDEFINED ? UNDEFINED : color, key), eh);
   });
 }
@@ -73,6 +108,10 @@ int MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
     need(newcomm, "MPI_Comm_create", "newcomm");
     CommObj& parent = comm_obj(comm);
     const std::vector<int>& g = group_obj(group).members;
+    if (parent.inter) {
+      *newcomm = inter::create(parent, comm, g);
+      return;
+    }
     const std::vector<int> in_comm = members_of(parent.comm);
     for (int w : g)
       if (std::find(in_comm.begin(), in_comm.end(), w) == in_comm.end())
@@ -99,8 +138,7 @@ int MPI_Comm_free(MPI_Comm* comm) {
       raise(MPI_ERR_COMM, "MPI_Comm_free: " + (c.name.empty() ? std::to_string(*comm) : c.name) +
                               " is predefined and cannot be freed");
     attr_delete_all(AttrKind::comm, *comm);  // callbacks still see a valid communicator
-    comm_obj(*comm).comm.free();  // the table may have grown under the callbacks
-    state().comms.remove(*comm);
+    drop(*comm);
     *comm = MPI_COMM_NULL;
   });
 }
@@ -109,20 +147,29 @@ int MPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int* result) {
   return guard("MPI_Comm_compare", comm1, [&] {
     require_initialized("MPI_Comm_compare");
     need(result, "MPI_Comm_compare", "result");
-    const Communicator& a = comm_of(comm1);
-    const Communicator& b = comm_of(comm2);
+    const CommObj& a = comm_obj(comm1);
+    const CommObj& b = comm_obj(comm2);
     if (comm1 == comm2) {
       *result = MPI_IDENT;
       return;
     }
-    std::vector<int> ma = members_of(a), mb = members_of(b);
-    if (ma == mb) {
+    // Intercommunicators compare both groups (MPI 4.1 7.4.1); never equal to an intra.
+    if (!a.inter != !b.inter) {
+      *result = MPI_UNEQUAL;
+      return;
+    }
+    std::vector<int> ma = local_members(comm1), mb = local_members(comm2);
+    std::vector<int> ra = a.inter ? a.inter->remote : std::vector<int>{};
+    std::vector<int> rb = b.inter ? b.inter->remote : std::vector<int>{};
+    if (ma == mb && ra == rb) {
       *result = MPI_CONGRUENT;
       return;
     }
     std::sort(ma.begin(), ma.end());
     std::sort(mb.begin(), mb.end());
-    *result = ma == mb ? MPI_SIMILAR : MPI_UNEQUAL;
+    std::sort(ra.begin(), ra.end());
+    std::sort(rb.begin(), rb.end());
+    *result = ma == mb && ra == rb ? MPI_SIMILAR : MPI_UNEQUAL;
   });
 }
 
@@ -130,7 +177,7 @@ int MPI_Comm_group(MPI_Comm comm, MPI_Group* group) {
   return guard("MPI_Comm_group", comm, [&] {
     require_initialized("MPI_Comm_group");
     need(group, "MPI_Comm_group", "group");
-    std::vector<int> m = members_of(comm_of(comm));
+    std::vector<int> m = local_members(comm);
     *group = state().groups.add(GroupObj{std::move(m)});
   });
 }
@@ -139,8 +186,7 @@ int MPI_Comm_test_inter(MPI_Comm comm, int* flag) {
   return guard("MPI_Comm_test_inter", comm, [&] {
     require_initialized("MPI_Comm_test_inter");
     need(flag, "MPI_Comm_test_inter", "flag");
-    comm_obj(comm);
-    *flag = 0;  // intercommunicators are not supported; every communicator is intra
+    *flag = comm_obj(comm).inter ? 1 : 0;
   });
 }
 

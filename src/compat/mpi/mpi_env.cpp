@@ -197,6 +197,7 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
     const Communicator& c = comm_of(comm);
     if (!size) raise(MPI_ERR_ARG, "size is a null pointer");
     *size = c.size();
+    if (is_inter(comm)) *size = local_size_of(comm);  // c counts the remote group
   });
 }
 

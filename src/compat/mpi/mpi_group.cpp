@@ -46,9 +46,66 @@ void check_rank_list(const char* call, int n, const int* ranks, int size) {
   }
 }
 
+// The ranks that n (first, last, stride) triples name, in order (MPI 4.1 7.3.2): first,
+// first + stride, ... up to last. Raises naming the bad triple for a zero stride, a
+// stride pointing away from last, or an end outside the group; duplicates are left to
+// check_rank_list.
+std::vector<int> expand_ranges(const char* call, int n, int ranges[][3], int size) {
+  if (n < 0) raise(MPI_ERR_ARG, std::string(call) + ": n " + std::to_string(n) + " is negative");
+  if (n > 0) need(ranges, call, "ranges");
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) {
+    const long long first = ranges[i][0], last = ranges[i][1], stride = ranges[i][2];
+    const std::string which = std::string(call) + ": ranges[" + std::to_string(i) + "] = (" +
+                              std::to_string(first) + ", " + std::to_string(last) + ", " + std::to_string(stride) + ")";
+    if (first < 0 || first >= size || last < 0 || last >= size)
+      raise(MPI_ERR_RANK, which + " names a rank outside a group of size " + std::to_string(size));
+    if (stride == 0) raise(MPI_ERR_ARG, which + " has stride 0");
+    if ((stride > 0 && first > last) || (stride < 0 && first < last))
+      raise(MPI_ERR_ARG, which + ": the stride does not lead from first to last");
+    for (long long r = first; stride > 0 ? r <= last : r >= last; r += stride) {
+      if (out.size() >= static_cast<size_t>(size))  // more ranks than the group: a repeat
+        raise(MPI_ERR_RANK, which + " repeats a rank named before");
+      out.push_back(static_cast<int>(r));
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" {
+
+int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  const char* call = "MPI_Group_range_incl";
+  return guard(call, MPI_COMM_NULL, [&] {
+    require_initialized(call);
+    need(newgroup, call, "newgroup");
+    const std::vector<int>& m = group_obj(group).members;
+    const std::vector<int> ranks = expand_ranges(call, n, ranges, static_cast<int>(m.size()));
+    check_rank_list(call, static_cast<int>(ranks.size()), ranks.data(), static_cast<int>(m.size()));
+    std::vector<int> out;
+    for (int r : ranks) out.push_back(m[r]);
+    *newgroup = make_group(std::move(out));
+  });
+}
+
+int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* newgroup) {
+  const char* call = "MPI_Group_range_excl";
+  return guard(call, MPI_COMM_NULL, [&] {
+    require_initialized(call);
+    need(newgroup, call, "newgroup");
+    const std::vector<int>& m = group_obj(group).members;
+    const std::vector<int> ranks = expand_ranges(call, n, ranges, static_cast<int>(m.size()));
+    check_rank_list(call, static_cast<int>(ranks.size()), ranks.data(), static_cast<int>(m.size()));
+    std::vector<bool> drop(m.size(), false);
+    for (int r : ranks) drop[r] = true;
+    std::vector<int> out;
+    for (size_t i = 0; i < m.size(); ++i)
+      if (!drop[i]) out.push_back(m[i]);
+    *newgroup = make_group(std::move(out));
+  });
+}
 
 int MPI_Group_size(MPI_Group group, int* size) {
   return guard("MPI_Group_size", MPI_COMM_NULL, [&] {

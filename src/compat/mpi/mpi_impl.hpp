@@ -4,6 +4,7 @@
 //   mpi_p2p.cpp      point-to-point calls; mpi_request.cpp  requests, Wait*/Test*
 //   mpi_datatype.cpp datatypes, pack/unpack;     mpi_op.cpp  operators
 //   mpi_coll.cpp     collectives;  mpi_comm.cpp communicators; mpi_group.cpp groups
+//   mpi_inter*.cpp   intercommunicators; mpi_comm_ext.cpp create_group, idup, split_type
 // One MPI process is one interlace rank; the state is process-wide.
 #pragma once
 #include <cstddef>
@@ -62,11 +63,28 @@ class HandleTable {
 };
 
 // ---- objects ------------------------------------------------------------------------
+// What an intercommunicator holds besides CommObj::comm (mpi_inter*.cpp).
+struct InterState {
+  std::vector<int> local, remote;      // world ranks of the two groups, in group rank order
+  Communicator local_comm;             // intracommunicator of the local group
+  MPI_Comm local_handle = MPI_COMM_NULL;  // the same as a hidden MPI handle (typed collectives)
+  Communicator coll;                   // collective traffic between the groups (own id)
+};
+
 struct CommObj {
+  // A constructor rather than aggregate braces, so a new member needs no edit where
+  // communicators are made (mpi_env.cpp).
+  CommObj() = default;
+  CommObj(Communicator c, MPI_Errhandler eh, std::string n, bool pre)
+      : comm(std::move(c)), errhandler(eh), name(std::move(n)), predefined(pre) {}
   Communicator comm;               // interlace communicator (world, self, dup, split...)
   MPI_Errhandler errhandler = MPI_ERRORS_ARE_FATAL;
   std::string name;
   bool predefined = false;         // world and self cannot be freed
+  // Set on an intercommunicator. Its `comm` translates ranks to the REMOTE group (dest,
+  // source, ANY_SOURCE and status.MPI_SOURCE are remote ranks; rank() is this rank in the
+  // local group), so point-to-point calls need no special case; Comm_size must ask here.
+  std::shared_ptr<InterState> inter;
 };
 
 struct GroupObj {
@@ -266,5 +284,11 @@ void empty_status(MPI_Status* out);  // source MPI_ANY_SOURCE... for null reques
 // ---- communicators (mpi_comm.cpp) -----------------------------------------------------------
 void register_predefined_comms(State& s);   // world, self, empty group
 MPI_Comm new_comm(Communicator c, MPI_Errhandler inherit);
+// MPI_Comm_dup (intra or inter) with the attributes copied (mpi_comm.cpp).
+MPI_Comm dup_comm(MPI_Comm comm);
+// True for a valid intercommunicator handle (the collectives dispatch on it).
+bool is_inter(MPI_Comm c) noexcept;
+// MPI_Comm_size: the local group's size (an intercommunicator's `comm` counts the remote).
+int local_size_of(MPI_Comm c);
 
 }  // namespace interlace::mpi
