@@ -129,8 +129,12 @@ KeptTypes keep_types(const MPI_Datatype* t, size_t n) {
 
 size_t all_n(MPI_Comm comm) { return static_cast<size_t>(comm_of(comm).size()); }
 
+size_t local_n(MPI_Comm comm) { return static_cast<size_t>(local_size_of(comm)); }
+
 size_t root_n(MPI_Comm comm, int root) {
   const Communicator& c = comm_of(comm);
+  // On an intercommunicator the root passes MPI_ROOT and its arrays cover the remote group.
+  if (is_inter(comm)) return root == MPI_ROOT ? static_cast<size_t>(c.size()) : 0;
   return c.rank() == root ? static_cast<size_t>(c.size()) : 0;
 }
 

@@ -67,6 +67,8 @@ KeptTypes keep_types(const MPI_Datatype* t, size_t n);
 // How many entries an array argument has: one per rank, one per rank at the root only,
 // none when sendbuf is MPI_IN_PLACE, one per in- or out-neighbour.
 size_t all_n(MPI_Comm comm);
+// Entries of Reduce_scatter's recvcounts: the local group (differs on intercommunicators).
+size_t local_n(MPI_Comm comm);
 size_t root_n(MPI_Comm comm, int root);
 size_t send_n(MPI_Comm comm, const void* sendbuf);
 size_t in_n(const char* call, MPI_Comm comm);

@@ -1,6 +1,7 @@
 // Exchanges of typed blocks between arbitrary pairs of ranks as one engine schedule
 // (see mpi_coll_exchange.hpp), and MPI_Alltoallw on top of them.
 #include "mpi_coll_exchange.hpp"
+#include "mpi_inter.hpp"  // intercommunicators dispatch to inter::*
 
 #include <algorithm>
 #include <climits>
@@ -104,6 +105,9 @@ const void* at(const void* buf, std::ptrdiff_t bytes) {
 Pending start_alltoallw(const char* call, const void* sendbuf, const int* sendcounts, const int* sdispls,
                         const MPI_Datatype* sendtypes, void* recvbuf, const int* recvcounts, const int* rdispls,
                         const MPI_Datatype* recvtypes, MPI_Comm comm) {
+  if (is_inter(comm))
+    return inter::alltoallw(call, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                            recvtypes, comm);
   Ctx k = open(call, comm);
   need_array(k, recvcounts, "recvcounts");
   need_array(k, rdispls, "rdispls");

@@ -131,7 +131,7 @@ int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count re
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
   const char* call = "MPI_Ireduce_scatter_c";
   return nonblocking(call, comm, request, [&] {
-    const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
+    const auto recvcounts_ = counts_c(call, recvcounts, local_n(comm), "recvcounts");
     return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype, op, comm);
   });
 }

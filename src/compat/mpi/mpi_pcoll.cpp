@@ -156,7 +156,7 @@ int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvco
                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
   const char* call = "MPI_Reduce_scatter_init";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto recvcounts_ = arr(recvcounts, all_n(comm));
+    const auto recvcounts_ = arr(recvcounts, local_n(comm));
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype_.h, op,
         comm); };

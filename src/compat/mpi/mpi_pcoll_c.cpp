@@ -168,7 +168,7 @@ int MPI_Reduce_scatter_init_c(const void* sendbuf, void* recvbuf, const MPI_Coun
                               MPI_Request* request) {
   const char* call = "MPI_Reduce_scatter_init_c";
   return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
+    const auto recvcounts_ = counts_c(call, recvcounts, local_n(comm), "recvcounts");
     const auto datatype_ = keep_type(datatype);
     return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype_.h, op,
         comm); };
