@@ -25,7 +25,7 @@ APT_PACKAGES := g++ cmake ninja-build ccache libgtest-dev pkg-config iproute2 \
 # import name=pip name; checked by import so an existing install is kept.
 PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=numpy \
                 pytest=pytest pytest_timeout=pytest-timeout mypy=mypy \
-                pycparser=pycparser
+                pycparser=pycparser wheel=wheel setuptools=setuptools Cython=cython
 
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 PYTEST_FLAGS ?= -q --timeout=300

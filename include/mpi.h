@@ -479,6 +479,7 @@ int MPI_Op_commutative(MPI_Op op, int *commute);
 #include "interlace/mpi/coll.h"
 #include "interlace/mpi/win.h"
 #include "interlace/mpi/misc.h"
+#include "interlace/mpi/session.h"
 #undef INTERLACE_MPI_H_INSIDE
 
 #ifdef __cplusplus

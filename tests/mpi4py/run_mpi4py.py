@@ -78,7 +78,11 @@ def build_wheel(workdir: pathlib.Path, prefix: pathlib.Path) -> pathlib.Path:
     shutil.rmtree(tmp, ignore_errors=True)
     env = dict(os.environ, MPICC=shutil.which("interlace-cc") or "interlace-cc")
     t0 = time.time()
-    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-cache-dir", "--no-deps", "-w", str(tmp),
+    # No build isolation: pip's isolated build hides the site-packages of the Python that
+    # runs pip from every Python it starts, interlace-cc included when interlace is
+    # installed there (docs/mpi.md, "mpi4py"). mpi4py needs only setuptools to build.
+    run([sys.executable, "-m", "pip", "wheel", "-q", "--no-build-isolation", "--no-cache-dir",
+         "--no-deps", "-w", str(tmp),
          str(next(sdist_dir.glob(f"mpi4py-{MPI4PY_VERSION}.tar.gz")))], env=env)
     print(f"run_mpi4py: built mpi4py in {time.time() - t0:.0f} s")
     cached.mkdir(parents=True, exist_ok=True)
