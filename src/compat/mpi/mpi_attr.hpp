@@ -33,4 +33,31 @@ std::shared_ptr<void> attr_get_internal(AttrKind k, int h, int keyval);  // null
 using PredefinedAttr = bool (*)(int h, int keyval, void* attribute_val);
 void attr_register_predefined(AttrKind k, PredefinedAttr provider);
 
+
+// ---- user keyvals (the C calls of every kind are thin wrappers around these) ---------
+// Copy and delete callbacks with the handle as int: MPI_Comm_copy_attr_function,
+// MPI_Type_copy_attr_function and MPI_Win_copy_attr_function all have this type.
+// A null callback is the null copy (attribute not copied) / null delete (nothing run).
+using AttrCopyFn = int (*)(int oldh, int keyval, void* extra_state, void* attribute_val_in,
+                           void* attribute_val_out, int* flag);
+using AttrDeleteFn = int (*)(int h, int keyval, void* attribute_val, void* extra_state);
+// Keyvals are > MPI_KEYVAL_INVALID (0); predefined ones are < kFirstUserKeyval.
+constexpr int kFirstUserKeyval = 256;
+int attr_create_keyval(AttrKind k, AttrCopyFn copy, AttrDeleteFn del, void* extra_state);
+// Sets *keyval to MPI_KEYVAL_INVALID; the callbacks stay in use for the attributes
+// already set with it (MPI: freeing a keyval does not delete its attributes).
+void attr_free_keyval(AttrKind k, int* keyval);
+// The handle is checked by the caller. set replaces a value (running the delete
+// callback on the old one); get stores the value in *(void**)attribute_val.
+void attr_set(AttrKind k, int h, int keyval, void* value);
+bool attr_get(AttrKind k, int h, int keyval, void* attribute_val);
+void attr_delete(AttrKind k, int h, int keyval);
+
+// The owner of a kind registers how its handles are checked (raises the kind's error
+// class naming the handle, e.g. MPI_ERR_WIN). Communicators and datatypes are checked
+// by comm_obj/type_obj; a window handle with no check registered is MPI_ERR_WIN.
+using HandleCheck = void (*)(int h);
+void attr_register_handle_check(AttrKind k, HandleCheck check);
+void attr_check_handle(AttrKind k, int h);
+
 }  // namespace interlace::mpi

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mpi_attr.hpp"
 #include "mpi_impl.hpp"
 
 using namespace interlace;
@@ -38,7 +39,15 @@ int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
     need(newcomm, "MPI_Comm_dup", "newcomm");
     CommObj& parent = comm_obj(comm);
     const MPI_Errhandler eh = parent.errhandler;  // read before the table may grow
-    *newcomm = wrap(parent.comm.dup(), eh);
+    MPI_Comm dup = wrap(parent.comm.dup(), eh);
+    try {
+      attr_copy_all(AttrKind::comm, comm, dup);
+    } catch (...) {
+      comm_obj(dup).comm.free();
+      state().comms.remove(dup);
+      throw;
+    }
+    *newcomm = dup;
   });
 }
 
@@ -89,7 +98,8 @@ int MPI_Comm_free(MPI_Comm* comm) {
     if (c.predefined)
       raise(MPI_ERR_COMM, "MPI_Comm_free: " + (c.name.empty() ? std::to_string(*comm) : c.name) +
                               " is predefined and cannot be freed");
-    c.comm.free();
+    attr_delete_all(AttrKind::comm, *comm);  // callbacks still see a valid communicator
+    comm_obj(*comm).comm.free();  // the table may have grown under the callbacks
     state().comms.remove(*comm);
     *comm = MPI_COMM_NULL;
   });

@@ -1,5 +1,5 @@
 // MPI environment: the process state, Init/Finalize, Abort, timers, version queries,
-// rank/size and the predefined communicator attributes.
+// rank/size and the predefined communicator attributes (mpi_attr.cpp keeps the rest).
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,7 +9,9 @@
 #include <thread>
 
 #include "interlace/core/job_clock.hpp"
+#include "compat/mpi/mpi_attr.hpp"
 #include "compat/mpi/mpi_core.hpp"
+#include "compat/mpi/mpi_errh.hpp"
 
 #ifndef INTERLACE_VERSION
 #define INTERLACE_VERSION "unknown"
@@ -43,6 +45,24 @@ void copy_out(const std::string& text, char* out, int* len, size_t cap) {
   *len = static_cast<int>(t.size());
 }
 
+// The predefined communicator attributes: *attribute_val points at a static int, as
+// MPI specifies. Every communicator answers them (MPI only requires MPI_COMM_WORLD).
+bool comm_predefined_attr(int comm, int keyval, void* attribute_val) {
+  static int tag_ub, host, io, wtime_global, universe, lastused;
+  int* value = nullptr;
+  switch (keyval) {
+    case MPI_TAG_UB: tag_ub = kTagUpperBound; value = &tag_ub; break;
+    case MPI_HOST: host = MPI_PROC_NULL; value = &host; break;
+    case MPI_IO: io = comm_of(comm).rank(); value = &io; break;
+    case MPI_WTIME_IS_GLOBAL: wtime_global = 0; value = &wtime_global; break;
+    case MPI_UNIVERSE_SIZE: universe = comm_of(MPI_COMM_WORLD).size(); value = &universe; break;
+    case MPI_LASTUSEDCODE: lastused = last_used_code(); value = &lastused; break;
+    default: return false;  // MPI_APPNUM is not known: the launcher runs one program
+  }
+  *static_cast<int**>(attribute_val) = value;
+  return true;
+}
+
 void init(int required, int* provided) {
   State& s = state();
   if (s.finalized) raise(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
@@ -51,31 +71,11 @@ void init(int required, int* provided) {
   register_predefined_comms(s);
   register_predefined_types(s);
   register_predefined_ops(s);
+  attr_register_predefined(AttrKind::comm, comm_predefined_attr);
   s.thread_level = std::clamp(required, MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
   if (provided) *provided = s.thread_level;
   g_main_thread = std::this_thread::get_id();
   s.initialized = true;
-}
-
-// Points *attribute_val at a static int, as MPI specifies for predefined attributes.
-void get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  const Communicator& c = comm_of(comm);
-  if (!attribute_val || !flag) raise(MPI_ERR_ARG, "attribute_val or flag is a null pointer");
-  static int tag_ub, host, io, wtime_global, universe;
-  int* value = nullptr;
-  switch (keyval) {
-    case MPI_TAG_UB: tag_ub = kTagUpperBound; value = &tag_ub; break;
-    case MPI_HOST: host = MPI_PROC_NULL; value = &host; break;
-    case MPI_IO: io = c.rank(); value = &io; break;
-    case MPI_WTIME_IS_GLOBAL: wtime_global = 0; value = &wtime_global; break;
-    case MPI_UNIVERSE_SIZE: universe = comm_of(MPI_COMM_WORLD).size(); value = &universe; break;
-    case MPI_APPNUM: break;  // not known: the launcher runs one program
-    default:
-      raise(MPI_ERR_KEYVAL, "keyval " + std::to_string(keyval) +
-                                " is not a predefined attribute (user keyvals are not supported)");
-  }
-  *flag = value != nullptr;
-  if (value) *static_cast<int**>(attribute_val) = value;
 }
 
 }  // namespace
@@ -101,6 +101,10 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 int MPI_Finalize(void) {
   return guard("MPI_Finalize", MPI_COMM_NULL, [&] {
     require_initialized("MPI_Finalize");
+    // MPI: Finalize first frees MPI_COMM_SELF's attributes (their delete callbacks are
+    // how libraries such as mpi4py clean up while MPI still works), then the world's.
+    attr_delete_all(AttrKind::comm, MPI_COMM_SELF);
+    attr_delete_all(AttrKind::comm, MPI_COMM_WORLD);
     drain_buffered_sends();
     release_requests();
     State& s = state();
@@ -184,14 +188,6 @@ int MPI_Comm_size(MPI_Comm comm, int* size) {
     if (!size) raise(MPI_ERR_ARG, "size is a null pointer");
     *size = c.size();
   });
-}
-
-int MPI_Comm_get_attr(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return guard("MPI_Comm_get_attr", comm, [&] { get_attr(comm, keyval, attribute_val, flag); });
-}
-
-int MPI_Attr_get(MPI_Comm comm, int keyval, void* attribute_val, int* flag) {
-  return guard("MPI_Attr_get", comm, [&] { get_attr(comm, keyval, attribute_val, flag); });
 }
 
 }  // extern "C"
