@@ -44,7 +44,8 @@ struct WinObj {
   size_t shm_len = 0;
 
   // Origin side (the calling thread only, except the counters replies decrement).
-  std::unique_ptr<std::atomic<int64_t>[]> outstanding;  // per target
+  std::unique_ptr<std::atomic<int64_t>[]> outstanding;  // per target: unanswered messages
+  std::unique_ptr<std::atomic<uint32_t>[]> in_flight;   // per target: their bytes (flow control)
   std::vector<uint8_t> locked;     // per target: 0, MPI_LOCK_SHARED or MPI_LOCK_EXCLUSIVE
   bool lock_all = false;
   bool fence_open = false;

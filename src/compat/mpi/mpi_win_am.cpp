@@ -13,12 +13,19 @@
 #include "interlace/pgas/am.hpp"
 
 namespace interlace::mpi {
+using pgas::AmArg;
 
 namespace {
 // Handler indices of the user range (the same on every process); docs/mpi-rma.md
 // lists them as taken by MPI windows.
 constexpr unsigned kHRequest = 250, kHReply = 251;
 constexpr size_t kHdr = 32;  // keeps the payload after the header 16-byte aligned
+// Flow control per target: at most kWindowBytes of requests and their answers in
+// flight, in pieces of at most kPiece. A shm ring holds 256 KiB per direction and a
+// sender whose ring is full does not serve its own inbound messages meanwhile, so two
+// ranks streaming to each other must never fill both rings: requests and answers of
+// one direction stay under half of it.
+constexpr size_t kPiece = 32 << 10, kWindowBytes = 96 << 10, kMinCost = 256;
 
 // Status a target reports back.
 enum : uint32_t { kOk = 0, kOutside = 1, kNoWindow = 2 };
@@ -76,15 +83,15 @@ void apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std:
 
 void reply_status(pgas::Token& t, const AmArg* a, uint32_t status, const Seg& bad, const void* data,
                   size_t n, uint64_t start) {
-  const AmArg r[12] = {a[0], a[2], static_cast<AmArg>(a[7]), status, a[4], a[5], lo(start), hi(start),
-                       lo(bad.off), hi(bad.off), lo(bad.len), hi(bad.len)};
+  const AmArg r[13] = {a[0], a[2], static_cast<AmArg>(a[7]), status, a[4], a[5], lo(start), hi(start),
+                       lo(bad.off), hi(bad.off), lo(bad.len), hi(bad.len), a[8]};
   if (data || n) pgas::reply_medium(t, kHReply, data, n, r);
   else pgas::reply_short(t, kHReply, r);
 }
 
-// args: op, target key, origin key, origin rank, cookie lo/hi, lock type, target rank
+// args: op, target key, origin key, origin rank, cookie lo/hi, lock type, target rank, cost
 void on_request(pgas::Token& t, void* buf, size_t nbytes, const AmArg* a, unsigned nargs, void*) {
-  if (nargs < 8) return;
+  if (nargs < 9) return;
   const auto op = static_cast<WinOp>(a[0]);
   WinObj* w = win_find(static_cast<int>(a[1]));
   const Seg none{0, 0};
@@ -147,9 +154,10 @@ void on_request(pgas::Token& t, void* buf, size_t nbytes, const AmArg* a, unsign
   reply_status(t, a, kOk, none, fetch ? out.data() : nullptr, fetch ? total : 0, h.start);
 }
 
-// args: op, origin key, target rank, status, cookie lo/hi, start lo/hi, bad off lo/hi, len lo/hi
+// args: op, origin key, target rank, status, cookie lo/hi, start lo/hi, bad off lo/hi,
+// len lo/hi, cost
 void on_reply(pgas::Token&, void* buf, size_t nbytes, const AmArg* a, unsigned nargs, void*) {
-  if (nargs < 12) return;
+  if (nargs < 13) return;
   const auto op = static_cast<WinOp>(a[0]);
   const uint64_t cookie = join(a[4], a[5]);
   if (op == WinOp::lock) {
@@ -180,13 +188,15 @@ void on_reply(pgas::Token&, void* buf, size_t nbytes, const AmArg* a, unsigned n
     if (buf && nbytes) std::memcpy(p->result + join(a[6], a[7]), buf, nbytes);
     finish_piece(p);
   }
+  w->in_flight[target].fetch_sub(a[12], std::memory_order_acq_rel);
   w->outstanding[target].fetch_sub(1, std::memory_order_acq_rel);
 }
 
 void send_request(WinObj& w, MPI_Win h, WinOp op, int target, uint64_t cookie, AmArg extra,
-                  const std::vector<std::byte>* payload) {
-  const AmArg a[8] = {static_cast<AmArg>(op), static_cast<AmArg>(w.peers[target].key), static_cast<AmArg>(h),
-                      static_cast<AmArg>(w.rank), lo(cookie), hi(cookie), extra, static_cast<AmArg>(target)};
+                  const std::vector<std::byte>* payload, size_t cost = 0) {
+  const AmArg a[9] = {static_cast<AmArg>(op), static_cast<AmArg>(w.peers[target].key), static_cast<AmArg>(h),
+                      static_cast<AmArg>(w.rank), lo(cookie), hi(cookie), extra, static_cast<AmArg>(target),
+                      static_cast<AmArg>(cost)};
   pgas::Pgas& p = win_pgas();
   if (payload) pgas::request_medium(p, w.world[target], kHRequest, payload->data(), payload->size(), a);
   else pgas::request_short(p, w.world[target], kHRequest, a);
@@ -214,7 +224,7 @@ void win_wait(const char* call, const std::function<bool()>& cond) {
 
 void win_send_data(WinObj& w, MPI_Win h, WinData&& d) {
   pgas::Pgas& pg = win_pgas();
-  const size_t cap = pg.max_medium() - kHdr;
+  const size_t cap = std::min(pg.max_medium(), kPiece) - kHdr;
   const bool fetch = d.op == WinOp::get || d.op == WinOp::get_acc || d.op == WinOp::cas;
   Pending* pend = nullptr;
   if (fetch) {
@@ -235,11 +245,17 @@ void win_send_data(WinObj& w, MPI_Win h, WinData&& d) {
     std::memcpy(msg.data(), &hd, kHdr);
     std::memcpy(msg.data() + kHdr, segs.data(), segs.size() * sizeof(Seg));
     if (carries && data_len) std::memcpy(msg.data() + kHdr + segs.size() * sizeof(Seg), data, data_len);
+    const size_t cost = std::max(kMinCost, msg.size() + (fetch ? piece_data : 0));
+    auto& fly = w.in_flight[d.target];
+    if (fly.load(std::memory_order_acquire) + cost > kWindowBytes)
+      win_wait("one-sided operation", [&] { return fly.load(std::memory_order_acquire) + cost <= kWindowBytes; });
+    fly.fetch_add(cost, std::memory_order_acq_rel);
     w.outstanding[d.target].fetch_add(1, std::memory_order_acq_rel);
     if (pend) pend->left.fetch_add(1, std::memory_order_acq_rel);
     try {
-      send_request(w, h, d.op, d.target, reinterpret_cast<uint64_t>(pend), 0, &msg);
+      send_request(w, h, d.op, d.target, reinterpret_cast<uint64_t>(pend), 0, &msg, cost);
     } catch (...) {
+      fly.fetch_sub(cost, std::memory_order_acq_rel);
       w.outstanding[d.target].fetch_sub(1, std::memory_order_acq_rel);
       if (pend) pend->left.fetch_sub(1, std::memory_order_acq_rel);
       throw;
