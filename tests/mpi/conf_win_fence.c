@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   }
   MPI_Type_free(&vec);
   MPI_Win_free(&win);
-  check(win == MPI_WIN_NULL, "MPI_Win_free sets MPI_WIN_NULL", win, MPI_WIN_NULL);
+  check(win == MPI_WIN_NULL, "MPI_Win_free sets MPI_WIN_NULL", win == MPI_WIN_NULL, 1);
 
   /* A transfer of 1 MiB (many messages) into a window from MPI_Win_allocate. */
   const int big = 1 << 18;
