@@ -2,7 +2,9 @@
 /* Atomicity of one-sided accumulates issued by every rank at once at the same
  * target locations: MPI_Accumulate (SUM, element-wise on an array), MPI_Fetch_and_op
  * (each rank must fetch a distinct ticket), MPI_Compare_and_swap (a spin lock that
- * guards a non-atomic counter), MPI_Get_accumulate and MPI_REPLACE / MPI_NO_OP. */
+ * guards a non-atomic counter), MPI_Get_accumulate and MPI_REPLACE / MPI_NO_OP; on a
+ * window from MPI_Win_allocate and on one from MPI_Win_create over malloc'd memory
+ * (an implementation may carry the two differently). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,18 +20,12 @@ static void expect(long long got, long long want, const char *what) {
 
 enum { ARR = 64, ROUNDS = 50 };
 
-int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &np);
-  /* Layout on rank 0 (long long): [0, ARR) sums, ARR ticket counter, ARR+1 lock word,
-   * ARR+2 guarded counter, ARR+3 replace target, [ARR+4, ARR+4+np*ROUNDS) tickets. */
-  const int n = ARR + 4 + np * ROUNDS;
-  long long *mem;
-  MPI_Win win;
-  MPI_Win_allocate((MPI_Aint)(n * sizeof(long long)), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
-                   &win);
+/* Layout on rank 0 (long long): [0, ARR) sums, ARR ticket counter, ARR+1 lock word,
+ * ARR+2 guarded counter, ARR+3 replace target, [ARR+4, ARR+4+np*ROUNDS) tickets. */
+static void atomics(MPI_Win win, long long *mem, int n) {
+  MPI_Win_lock(MPI_LOCK_EXCLUSIVE, me, 0, win);
   for (int i = 0; i < n; ++i) mem[i] = 0;
+  MPI_Win_unlock(me, win);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock_all(0, win);
 
@@ -91,10 +87,28 @@ int main(int argc, char **argv) {
   MPI_Win_fence(0, win);
   long long seen = -1;
   MPI_Fetch_and_op(NULL, &seen, MPI_LONG_LONG, 0, ARR, MPI_NO_OP, win);
-  MPI_Win_fence(0, win);
+  MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
   expect(seen, (long long)np * ROUNDS, "fetch_and_op MPI_NO_OP reads the counter");
-  /* Other types and ops, byte displacements: MPI_DOUBLE SUM, MPI_INT MIN, MPI_UNSIGNED BXOR. */
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &np);
+  const int n = ARR + 4 + np * ROUNDS;
+  long long *mem;
+  MPI_Win win;
+  MPI_Win_allocate((MPI_Aint)(n * sizeof(long long)), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem,
+                   &win);
+  atomics(win, mem, n);
   MPI_Win_free(&win);
+  mem = malloc(n * sizeof(long long));
+  MPI_Win_create(mem, (MPI_Aint)(n * sizeof(long long)), sizeof(long long), MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  atomics(win, mem, n);
+  MPI_Win_free(&win);
+  free(mem);
+
+  /* Other types and ops, byte displacements: MPI_DOUBLE SUM, MPI_INT MIN, MPI_UNSIGNED BXOR. */
   double *d;
   MPI_Win_allocate(4 * sizeof(double), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &d, &win);
   int *ip = (int *)(d + 2);

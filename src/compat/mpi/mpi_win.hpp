@@ -42,6 +42,10 @@ struct WinObj {
   void* owned = nullptr;
   void* shm_map = nullptr;
   size_t shm_len = 0;
+  // Every rank's memory is mapped here (a shared segment on one host): operations are
+  // loads and stores, accumulates serialised by a lock word per target in the segment.
+  bool direct = false;
+  std::atomic<uint32_t>* acc_locks = nullptr;  // rank r's word at acc_locks[r * 16]
 
   // Origin side (the calling thread only, except the counters replies decrement).
   std::unique_ptr<std::atomic<int64_t>[]> outstanding;  // per target: unanswered messages
@@ -100,6 +104,7 @@ struct Seg {
 // `result` receives them packed for the fetching ops (get, get_acc, cas), complete at
 // flush. unit: pieces split only at multiples of it (an element, for atomicity).
 struct WinData {
+  WinData(WinOp o, int t, std::vector<Seg> s) : op(o), target(t), segs(std::move(s)) {}
   WinOp op;
   int target;
   std::vector<Seg> segs;
@@ -114,6 +119,10 @@ struct WinData {
   std::shared_ptr<void> keep;
 };
 void win_send_data(WinObj& w, MPI_Win h, WinData&& d);
+// The same operation done with loads and stores on a direct window (mpi_win_direct.cpp).
+void win_direct(WinObj& w, WinData&& d);
+// inout = in op inout over len bytes of `basic` elements (REPLACE copies, NO_OP nothing).
+void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len);
 // Control messages: lock (returns whether granted), unlock, post, complete.
 bool win_send_lock(WinObj& w, MPI_Win h, int target, int type);
 void win_send_ctl(WinObj& w, MPI_Win h, WinOp op, int target);

@@ -72,14 +72,6 @@ std::byte* resolve(WinObj& w, const Seg& s) {
   return static_cast<std::byte*>(w.base) + s.off;
 }
 
-void apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len) {
-  if (op == MPI_NO_OP) return;
-  if (op == MPI_REPLACE) {
-    std::memcpy(at, in, len);
-    return;
-  }
-  apply_predefined(op, basic, in, at, len / unit);
-}
 
 void reply_status(pgas::Token& t, const AmArg* a, uint32_t status, const Seg& bad, const void* data,
                   size_t n, uint64_t start) {
@@ -147,7 +139,7 @@ void on_request(pgas::Token& t, void* buf, size_t nbytes, const AmArg* a, unsign
     const size_t n = segs[i].len;
     if (op == WinOp::put) std::memcpy(at[i], data + o, n);
     else if ((op == WinOp::acc || op == WinOp::get_acc) && h.has_data)
-      apply(h.mop, h.basic, h.unit, data + o, at[i], n);
+      win_apply(h.mop, h.basic, h.unit, data + o, at[i], n);
     else if (op == WinOp::cas && std::memcmp(at[i], data, n) == 0) std::memcpy(at[i], data + n, n);
     o += n;
   }
@@ -202,6 +194,15 @@ void send_request(WinObj& w, MPI_Win h, WinOp op, int target, uint64_t cookie, A
   else pgas::request_short(p, w.world[target], kHRequest, a);
 }
 }  // namespace
+
+void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len) {
+  if (op == MPI_NO_OP) return;
+  if (op == MPI_REPLACE) {
+    std::memcpy(at, in, len);
+    return;
+  }
+  apply_predefined(op, basic, in, at, len / unit);
+}
 
 pgas::Pgas& win_pgas() {
   static pgas::Pgas* p = [] {

@@ -55,13 +55,16 @@ void call_ok(int rc, const char* what) {
   if (rc != MPI_SUCCESS) raise(MPI_ERR_INTERN, std::string(what) + " inside a window call failed");
 }
 
-// A shared segment for MPI_Win_allocate_shared: rank 0 creates it, the others map it
-// by name (so it works over any fabric, as long as the ranks share a host), and it is
-// unlinked once everyone has it. Segments are contiguous in rank order.
-void map_shared(const char* call, WinObj& w, std::vector<MPI_Aint>& sizes) {
+// A shared segment for MPI_Win_allocate_shared (and MPI_Win_allocate on one host):
+// rank 0 creates it, the others map it by name (so it works over any fabric, as long
+// as the ranks share a host), and it is unlinked once everyone has it. Segments are
+// contiguous in rank order; the accumulate lock words follow them, one cache line
+// per rank. Returns false (everyone agrees) when some rank cannot map it.
+bool map_shared(WinObj& w, const std::vector<MPI_Aint>& sizes) {
   size_t total = 0;
   for (MPI_Aint s : sizes) total += static_cast<size_t>(s);
-  w.shm_len = total ? total : 1;
+  const size_t locks = (total + 63) / 64 * 64;
+  w.shm_len = locks + static_cast<size_t>(w.size) * 64;
   static int counter = 0;
   char name[64] = {};
   if (w.rank == 0) std::snprintf(name, sizeof name, "/il-mpiwin-%d-%d", static_cast<int>(getpid()), ++counter);
@@ -83,16 +86,24 @@ void map_shared(const char* call, WinObj& w, std::vector<MPI_Aint>& sizes) {
   if (w.rank == 0) shm_unlink(name);
   if (!all) {
     if (m != MAP_FAILED) munmap(m, w.shm_len);
-    raise(MPI_ERR_RMA_SHARED, std::string(call) + ": cannot map a shared segment of " + std::to_string(total) +
-                                  " bytes on every rank (are all ranks of the communicator on one host?)");
+    return false;
   }
-  w.shm_map = m;
+  w.shm_map = m;  // ftruncate's zero pages: the lock words start free
+  w.acc_locks = reinterpret_cast<std::atomic<uint32_t>*>(static_cast<std::byte*>(m) + locks);
   size_t off = 0;
   for (int r = 0; r < w.size; ++r) {
     w.peers[r].shared = static_cast<std::byte*>(m) + off;
     off += static_cast<size_t>(sizes[r]);
   }
   w.base = w.bytes ? w.peers[w.rank].shared : nullptr;
+  w.direct = true;
+  return true;
+}
+
+// INTERLACE_MPI_WIN_DIRECT=0 keeps MPI_Win_allocate on messages (for comparison).
+bool direct_allowed() {
+  const char* e = std::getenv("INTERLACE_MPI_WIN_DIRECT");
+  return !e || std::string(e) != "0";
 }
 
 MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint size, MPI_Aint disp_unit) {
@@ -119,11 +130,6 @@ MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint
   o.locked.assign(o.size, 0);
   o.started.assign(o.size, 0);
   o.post_group.assign(o.size, 0);
-  if (flavor == MPI_WIN_FLAVOR_ALLOCATE && size > 0) {
-    o.owned = std::aligned_alloc(64, (static_cast<size_t>(size) + 63) / 64 * 64);
-    if (!o.owned) raise(MPI_ERR_NO_MEM, std::string(call) + ": cannot allocate " + std::to_string(size) + " bytes");
-    o.base = o.owned;
-  }
   MPI_Win h;
   {
     std::lock_guard<std::mutex> g(g_mu);
@@ -140,14 +146,21 @@ MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint
     o.peers[r].bytes = sizes[r] = all[r].bytes;
     o.peers[r].disp_unit = static_cast<int>(all[r].disp);
   }
-  if (flavor == MPI_WIN_FLAVOR_SHARED) {
-    try {
-      map_shared(call, o, sizes);
-    } catch (...) {
-      std::lock_guard<std::mutex> g(g_mu);
-      g_wins[h].reset();
-      throw;
+  try {
+    const bool shared = flavor == MPI_WIN_FLAVOR_SHARED;
+    if ((shared || (flavor == MPI_WIN_FLAVOR_ALLOCATE && direct_allowed())) && !map_shared(o, sizes) && shared)
+      raise(MPI_ERR_RMA_SHARED, std::string(call) + ": cannot map a shared segment of " +
+                                    std::to_string(o.shm_len) + " bytes on every rank (are all ranks of the "
+                                    "communicator on one host?)");
+    if (flavor == MPI_WIN_FLAVOR_ALLOCATE && !o.direct && size > 0) {
+      o.owned = std::aligned_alloc(64, (static_cast<size_t>(size) + 63) / 64 * 64);
+      if (!o.owned) raise(MPI_ERR_NO_MEM, std::string(call) + ": cannot allocate " + std::to_string(size) + " bytes");
+      o.base = o.owned;
     }
+  } catch (...) {
+    std::lock_guard<std::mutex> g(g_mu);
+    g_wins[h].reset();
+    throw;
   }
   return h;
 }

@@ -14,6 +14,11 @@ namespace {
 
 std::string num(long long v) { return std::to_string(v); }
 
+void send(WinObj& w, MPI_Win win, WinData&& d) {
+  if (w.direct) win_direct(w, std::move(d));
+  else win_send_data(w, win, std::move(d));
+}
+
 // The window of `win` with an access epoch to `target` (MPI_ERR_RMA_SYNC otherwise).
 WinObj& access(const char* call, MPI_Win win, int target, bool passive_only = false) {
   WinObj& w = win_obj(win);
@@ -101,7 +106,7 @@ void put(const char* call, const void* oaddr, int ocount, MPI_Datatype otype, in
   same_bytes(call, pk.bytes, data_bytes(type_obj(ttype), tcount), "origin buffer");
   d.data = static_cast<const std::byte*>(pk.data);
   d.bytes = pk.bytes;
-  win_send_data(w, win, std::move(d));
+  send(w, win, std::move(d));
 }
 
 void get(const char* call, void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
@@ -117,7 +122,7 @@ void get(const char* call, void* oaddr, int ocount, MPI_Datatype otype, int targ
   d.bytes = u.bytes;
   d.result = static_cast<std::byte*>(u.data);
   if (u.tmp) d.on_result = [u] { u.finish(u.bytes); };
-  win_send_data(w, win, std::move(d));
+  send(w, win, std::move(d));
 }
 
 void accumulate(const char* call, const void* oaddr, int ocount, MPI_Datatype otype, void* raddr, int rcount,
@@ -149,7 +154,7 @@ void accumulate(const char* call, const void* oaddr, int ocount, MPI_Datatype ot
   } else if (op == MPI_NO_OP) {
     return;  // an accumulate that changes nothing and fetches nothing
   }
-  win_send_data(w, win, std::move(d));
+  send(w, win, std::move(d));
 }
 
 // A request for an operation that is locally complete (Rput, Raccumulate) or made
@@ -239,7 +244,7 @@ int MPI_Compare_and_swap(const void* oaddr, const void* caddr, void* raddr, MPI_
     d.bytes = n;
     d.unit = n;
     d.result = static_cast<std::byte*>(raddr);
-    win_send_data(w, win, std::move(d));
+    send(w, win, std::move(d));
   });
 }
 
