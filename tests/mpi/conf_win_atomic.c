@@ -18,7 +18,7 @@ static void expect(long long got, long long want, const char *what) {
   }
 }
 
-enum { ARR = 64, ROUNDS = 50 };
+enum { ARR = 64, ROUNDS = 50, ACC_ROUNDS = 2000 };
 
 /* Layout on rank 0 (long long): [0, ARR) sums, ARR ticket counter, ARR+1 lock word,
  * ARR+2 guarded counter, ARR+3 replace target, [ARR+4, ARR+4+np*ROUNDS) tickets. */
@@ -29,10 +29,11 @@ static void atomics(MPI_Win win, long long *mem, int n) {
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Win_lock_all(0, win);
 
-  /* Element-wise SUM of an array from every rank, ROUNDS times. */
+  /* Element-wise SUM of an array from every rank, ACC_ROUNDS times (enough rounds that
+   * unserialised updates from ranks running at once would lose some). */
   long long add[ARR];
   for (int i = 0; i < ARR; ++i) add[i] = i + 1 + me;
-  for (int k = 0; k < ROUNDS; ++k) MPI_Accumulate(add, ARR, MPI_LONG_LONG, 0, 0, ARR, MPI_LONG_LONG, MPI_SUM, win);
+  for (int k = 0; k < ACC_ROUNDS; ++k) MPI_Accumulate(add, ARR, MPI_LONG_LONG, 0, 0, ARR, MPI_LONG_LONG, MPI_SUM, win);
   MPI_Win_flush(0, win);
 
   /* Tickets: fetch_and_op +1; every fetched value must be distinct. */
@@ -75,7 +76,7 @@ static void atomics(MPI_Win win, long long *mem, int n) {
   if (me == 0) {
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
     for (int i = 0; i < ARR; ++i)
-      expect(mem[i], (long long)ROUNDS * ((long long)(i + 1) * np + (long long)np * (np - 1) / 2),
+      expect(mem[i], (long long)ACC_ROUNDS * ((long long)(i + 1) * np + (long long)np * (np - 1) / 2),
              "element-wise accumulate from every rank");
     expect(mem[ARR], (long long)np * ROUNDS, "fetch_and_op counter");
     for (int t = 0; t < np * ROUNDS; ++t) expect(mem[ARR + 4 + t], 1, "each ticket fetched exactly once");
