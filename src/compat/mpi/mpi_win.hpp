@@ -55,6 +55,7 @@ struct WinObj {
   bool fence_open = false;
   std::vector<uint8_t> started;    // per target: in the current MPI_Win_start group
   bool access_pscw = false;
+  std::atomic<bool> has_err{false};
   std::mutex err_mu;               // errors the targets reported back
   int err_class = MPI_SUCCESS;
   std::string err_msg;

@@ -16,6 +16,7 @@ namespace {
 std::mutex g_mu;
 // Handles are never reused, so a late message can never reach a newer window.
 std::vector<std::unique_ptr<WinObj>> g_wins(1);
+std::atomic<uint64_t> g_gen{1};  // bumped when a window goes away (win_find's memo)
 
 std::string label(MPI_Win w) { return w == MPI_WIN_NULL ? "MPI_WIN_NULL" : "window " + std::to_string(w); }
 
@@ -160,6 +161,7 @@ MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint
   } catch (...) {
     std::lock_guard<std::mutex> g(g_mu);
     g_wins[h].reset();
+    g_gen.fetch_add(1, std::memory_order_acq_rel);
     throw;
   }
   return h;
@@ -177,9 +179,19 @@ void need(T* p, const char* call, const char* what) {
 }  // namespace
 
 WinObj* win_find(int key) noexcept {
+  // Every call looks its window up: a per-thread memo of the last one, valid while no
+  // window was freed since (the generation), saves the mutex on the fast path.
+  thread_local int memo_key = 0;
+  thread_local WinObj* memo = nullptr;
+  thread_local uint64_t memo_gen = 0;
+  const uint64_t gen = g_gen.load(std::memory_order_acquire);
+  if (key == memo_key && memo && gen == memo_gen) return memo;
   std::lock_guard<std::mutex> g(g_mu);
   if (key <= 0 || static_cast<size_t>(key) >= g_wins.size()) return nullptr;
-  return g_wins[key].get();
+  memo_key = key;
+  memo = g_wins[key].get();
+  memo_gen = gen;
+  return memo;
 }
 
 WinObj& win_obj(MPI_Win w) {
@@ -331,6 +343,7 @@ int MPI_Win_free(MPI_Win* win) {
     {
       std::lock_guard<std::mutex> g(g_mu);
       gone = std::move(g_wins[h]);
+      g_gen.fetch_add(1, std::memory_order_acq_rel);
     }
     if (gone->shm_map) munmap(gone->shm_map, gone->shm_len);
     std::free(gone->owned);

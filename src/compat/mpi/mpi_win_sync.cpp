@@ -14,6 +14,7 @@
 namespace interlace::mpi {
 
 void win_raise_pending(WinObj& w) {
+  if (!w.has_err.load(std::memory_order_acquire)) return;
   int cls;
   std::string msg;
   {
@@ -21,6 +22,7 @@ void win_raise_pending(WinObj& w) {
     cls = w.err_class;
     msg.swap(w.err_msg);
     w.err_class = MPI_SUCCESS;
+    w.has_err.store(false, std::memory_order_release);
   }
   if (cls != MPI_SUCCESS) raise(cls, msg);
 }
