@@ -76,9 +76,14 @@ struct WinObj {
 // calls share a mutex; objects do not move once created.
 WinObj& win_obj(MPI_Win w);        // MPI_ERR_WIN naming the handle
 WinObj* win_find(int key) noexcept;
-MPI_Comm win_comm(MPI_Win w);      // for the error handler (guard)
-// The error handler of a window (MPI_Win_set_errhandler/get_errhandler use it).
-MPI_Errhandler& win_errhandler(MPI_Win w);
+MPI_Comm win_comm(MPI_Win w);      // the window's private communicator (null if none)
+
+// Runs the body of a call on window `win`; errors go to the window's error handler
+// (for a handle that is not a window: MPI_COMM_WORLD's).
+template <class Body>
+inline int win_call(const char* call, MPI_Win win, Body&& body) {
+  return guard(call, win_comm(win), std::forward<Body>(body));
+}
 
 // The PGAS model the windows run on (attached and the handlers registered on first use).
 pgas::Pgas& win_pgas();

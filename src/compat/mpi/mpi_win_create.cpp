@@ -202,7 +202,6 @@ WinObj& win_obj(MPI_Win w) {
 
 MPI_Comm win_comm(MPI_Win w) { return comm_or_world(w); }
 
-MPI_Errhandler& win_errhandler(MPI_Win w) { return comm_obj(win_obj(w).comm).errhandler; }
 
 void win_check_rank(const char* call, const WinObj& w, int rank) {
   if (rank == MPI_PROC_NULL) return;
@@ -262,7 +261,7 @@ int MPI_Win_create_dynamic(MPI_Info, MPI_Comm comm, MPI_Win* win) {
 }
 
 int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp_unit, void* baseptr) {
-  return guard("MPI_Win_shared_query", comm_or_world(win), [&] {
+  return win_call("MPI_Win_shared_query", win, [&] {
     const char* call = "MPI_Win_shared_query";
     WinObj& w = win_obj(win);
     need(size, call, "size");
@@ -294,7 +293,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
 }
 
 int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
-  return guard("MPI_Win_attach", comm_or_world(win), [&] {
+  return win_call("MPI_Win_attach", win, [&] {
     WinObj& w = win_obj(win);
     if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC)
       raise(MPI_ERR_RMA_FLAVOR, "MPI_Win_attach: " + label(win) + " was not created by MPI_Win_create_dynamic");
@@ -311,7 +310,7 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size) {
 }
 
 int MPI_Win_detach(MPI_Win win, const void* base) {
-  return guard("MPI_Win_detach", comm_or_world(win), [&] {
+  return win_call("MPI_Win_detach", win, [&] {
     WinObj& w = win_obj(win);
     if (w.flavor != MPI_WIN_FLAVOR_DYNAMIC)
       raise(MPI_ERR_RMA_FLAVOR, "MPI_Win_detach: " + label(win) + " was not created by MPI_Win_create_dynamic");
@@ -327,7 +326,7 @@ int MPI_Win_detach(MPI_Win win, const void* base) {
 }
 
 int MPI_Win_free(MPI_Win* win) {
-  return guard("MPI_Win_free", win ? comm_or_world(*win) : MPI_COMM_NULL, [&] {
+  return win_call("MPI_Win_free", win ? *win : MPI_WIN_NULL, [&] {
     need(win, "MPI_Win_free", "win");
     const MPI_Win h = *win;
     WinObj& w = win_obj(h);
@@ -354,7 +353,7 @@ int MPI_Win_free(MPI_Win* win) {
 }
 
 int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
-  return guard("MPI_Win_get_group", comm_or_world(win), [&] {
+  return win_call("MPI_Win_get_group", win, [&] {
     WinObj& w = win_obj(win);
     need(group, "MPI_Win_get_group", "group");
     *group = state().groups.add(GroupObj{w.world});
@@ -362,7 +361,7 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group) {
 }
 
 int MPI_Win_set_name(MPI_Win win, const char* win_name) {
-  return guard("MPI_Win_set_name", comm_or_world(win), [&] {
+  return win_call("MPI_Win_set_name", win, [&] {
     WinObj& w = win_obj(win);
     need(win_name, "MPI_Win_set_name", "win_name");
     w.name.assign(win_name, strnlen(win_name, MPI_MAX_OBJECT_NAME - 1));
@@ -370,7 +369,7 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name) {
 }
 
 int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
-  return guard("MPI_Win_get_name", comm_or_world(win), [&] {
+  return win_call("MPI_Win_get_name", win, [&] {
     WinObj& w = win_obj(win);
     need(win_name, "MPI_Win_get_name", "win_name");
     need(resultlen, "MPI_Win_get_name", "resultlen");
@@ -381,12 +380,12 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
 
 // Windows take no hints yet: set_info accepts any and get_info returns an empty Info.
 int MPI_Win_set_info(MPI_Win win, MPI_Info) {
-  return guard("MPI_Win_set_info", comm_or_world(win), [&] { win_obj(win); });
+  return win_call("MPI_Win_set_info", win, [&] { win_obj(win); });
 }
 
 int MPI_Info_create(MPI_Info* info) __attribute__((weak));
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
-  return guard("MPI_Win_get_info", comm_or_world(win), [&] {
+  return win_call("MPI_Win_get_info", win, [&] {
     win_obj(win);
     need(info_used, "MPI_Win_get_info", "info_used");
     *info_used = MPI_INFO_NULL;

@@ -189,17 +189,17 @@ extern "C" {
 
 int MPI_Put(const void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
             MPI_Datatype ttype, MPI_Win win) {
-  return guard("MPI_Put", win_comm(win), [&] { put("MPI_Put", oaddr, ocount, otype, target, disp, tcount, ttype, win, false); });
+  return win_call("MPI_Put", win, [&] { put("MPI_Put", oaddr, ocount, otype, target, disp, tcount, ttype, win, false); });
 }
 
 int MPI_Get(void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
             MPI_Datatype ttype, MPI_Win win) {
-  return guard("MPI_Get", win_comm(win), [&] { get("MPI_Get", oaddr, ocount, otype, target, disp, tcount, ttype, win, false); });
+  return win_call("MPI_Get", win, [&] { get("MPI_Get", oaddr, ocount, otype, target, disp, tcount, ttype, win, false); });
 }
 
 int MPI_Accumulate(const void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                    MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
-  return guard("MPI_Accumulate", win_comm(win), [&] {
+  return win_call("MPI_Accumulate", win, [&] {
     accumulate("MPI_Accumulate", oaddr, ocount, otype, nullptr, 0, MPI_DATATYPE_NULL, target, disp, tcount, ttype,
                op, win, false, false);
   });
@@ -208,7 +208,7 @@ int MPI_Accumulate(const void* oaddr, int ocount, MPI_Datatype otype, int target
 int MPI_Get_accumulate(const void* oaddr, int ocount, MPI_Datatype otype, void* raddr, int rcount,
                        MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
                        MPI_Win win) {
-  return guard("MPI_Get_accumulate", win_comm(win), [&] {
+  return win_call("MPI_Get_accumulate", win, [&] {
     accumulate("MPI_Get_accumulate", oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype, op,
                win, true, false);
   });
@@ -216,7 +216,7 @@ int MPI_Get_accumulate(const void* oaddr, int ocount, MPI_Datatype otype, void* 
 
 int MPI_Fetch_and_op(const void* oaddr, void* raddr, MPI_Datatype type, int target, MPI_Aint disp, MPI_Op op,
                      MPI_Win win) {
-  return guard("MPI_Fetch_and_op", win_comm(win), [&] {
+  return win_call("MPI_Fetch_and_op", win, [&] {
     if (type >= IL_MPI_PREDEFINED_TYPES || type <= 0)
       raise(MPI_ERR_TYPE, "MPI_Fetch_and_op: datatype " + num(type) + " is not a predefined datatype");
     accumulate("MPI_Fetch_and_op", oaddr, 1, type, raddr, 1, type, target, disp, 1, type, op, win, true, false);
@@ -225,7 +225,7 @@ int MPI_Fetch_and_op(const void* oaddr, void* raddr, MPI_Datatype type, int targ
 
 int MPI_Compare_and_swap(const void* oaddr, const void* caddr, void* raddr, MPI_Datatype type, int target,
                          MPI_Aint disp, MPI_Win win) {
-  return guard("MPI_Compare_and_swap", win_comm(win), [&] {
+  return win_call("MPI_Compare_and_swap", win, [&] {
     const char* call = "MPI_Compare_and_swap";
     require_initialized(call);
     if (type >= IL_MPI_PREDEFINED_TYPES || type <= 0 || !type_obj(type).contiguous())
@@ -250,7 +250,7 @@ int MPI_Compare_and_swap(const void* oaddr, const void* caddr, void* raddr, MPI_
 
 int MPI_Rput(const void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
              MPI_Datatype ttype, MPI_Win win, MPI_Request* request) {
-  return guard("MPI_Rput", win_comm(win), [&] {
+  return win_call("MPI_Rput", win, [&] {
     need(request, "MPI_Rput", "request");
     put("MPI_Rput", oaddr, ocount, otype, target, disp, tcount, ttype, win, true);
     *request = done_request(win);
@@ -259,7 +259,7 @@ int MPI_Rput(const void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_
 
 int MPI_Rget(void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
              MPI_Datatype ttype, MPI_Win win, MPI_Request* request) {
-  return guard("MPI_Rget", win_comm(win), [&] {
+  return win_call("MPI_Rget", win, [&] {
     need(request, "MPI_Rget", "request");
     get("MPI_Rget", oaddr, ocount, otype, target, disp, tcount, ttype, win, true);
     if (target != MPI_PROC_NULL) win_flush("MPI_Rget", win_obj(win), target);
@@ -269,7 +269,7 @@ int MPI_Rget(void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint d
 
 int MPI_Raccumulate(const void* oaddr, int ocount, MPI_Datatype otype, int target, MPI_Aint disp, int tcount,
                     MPI_Datatype ttype, MPI_Op op, MPI_Win win, MPI_Request* request) {
-  return guard("MPI_Raccumulate", win_comm(win), [&] {
+  return win_call("MPI_Raccumulate", win, [&] {
     need(request, "MPI_Raccumulate", "request");
     accumulate("MPI_Raccumulate", oaddr, ocount, otype, nullptr, 0, MPI_DATATYPE_NULL, target, disp, tcount, ttype,
                op, win, false, true);
@@ -280,7 +280,7 @@ int MPI_Raccumulate(const void* oaddr, int ocount, MPI_Datatype otype, int targe
 int MPI_Rget_accumulate(const void* oaddr, int ocount, MPI_Datatype otype, void* raddr, int rcount,
                         MPI_Datatype rtype, int target, MPI_Aint disp, int tcount, MPI_Datatype ttype, MPI_Op op,
                         MPI_Win win, MPI_Request* request) {
-  return guard("MPI_Rget_accumulate", win_comm(win), [&] {
+  return win_call("MPI_Rget_accumulate", win, [&] {
     need(request, "MPI_Rget_accumulate", "request");
     accumulate("MPI_Rget_accumulate", oaddr, ocount, otype, raddr, rcount, rtype, target, disp, tcount, ttype, op,
                win, true, true);
@@ -292,7 +292,7 @@ int MPI_Rget_accumulate(const void* oaddr, int ocount, MPI_Datatype otype, void*
 // ---- large-count variants: the same calls once the counts fit -----------------------------
 #define IL_NARROW(call, c, what) \
   int c##_i = 0;                 \
-  if (int rc = guard(call, win_comm(win), [&] { c##_i = narrow(c, what); }); rc != MPI_SUCCESS) return rc
+  if (int rc = win_call(call, win, [&] { c##_i = narrow(c, what); }); rc != MPI_SUCCESS) return rc
 
 int MPI_Put_c(const void* oaddr, MPI_Count ocount, MPI_Datatype otype, int target, MPI_Aint disp, MPI_Count tcount,
               MPI_Datatype ttype, MPI_Win win) {

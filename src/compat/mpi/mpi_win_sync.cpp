@@ -86,7 +86,7 @@ using namespace interlace::mpi;
 extern "C" {
 
 int MPI_Win_fence(int assert, MPI_Win win) {
-  return guard("MPI_Win_fence", win_comm(win), [&] {
+  return win_call("MPI_Win_fence", win, [&] {
     const char* call = "MPI_Win_fence";
     WinObj& w = win_obj(win);
     check_assert(call, assert, MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED);
@@ -102,7 +102,7 @@ int MPI_Win_fence(int assert, MPI_Win win) {
 }
 
 int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
-  return guard("MPI_Win_post", win_comm(win), [&] {
+  return win_call("MPI_Win_post", win, [&] {
     const char* call = "MPI_Win_post";
     WinObj& w = win_obj(win);
     check_assert(call, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
@@ -118,7 +118,7 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
 }
 
 int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
-  return guard("MPI_Win_start", win_comm(win), [&] {
+  return win_call("MPI_Win_start", win, [&] {
     const char* call = "MPI_Win_start";
     WinObj& w = win_obj(win);
     check_assert(call, assert, MPI_MODE_NOCHECK);
@@ -140,7 +140,7 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win) {
 }
 
 int MPI_Win_complete(MPI_Win win) {
-  return guard("MPI_Win_complete", win_comm(win), [&] {
+  return win_call("MPI_Win_complete", win, [&] {
     WinObj& w = win_obj(win);
     if (!w.access_pscw) raise(MPI_ERR_RMA_SYNC, "MPI_Win_complete: no access epoch was started (MPI_Win_start)");
     win_flush("MPI_Win_complete", w, -1);
@@ -161,7 +161,7 @@ void end_exposure(WinObj& w) {
 }  // namespace
 
 int MPI_Win_wait(MPI_Win win) {
-  return guard("MPI_Win_wait", win_comm(win), [&] {
+  return win_call("MPI_Win_wait", win, [&] {
     WinObj& w = win_obj(win);
     if (!w.exposure) raise(MPI_ERR_RMA_SYNC, "MPI_Win_wait: no exposure epoch was posted (MPI_Win_post)");
     win_wait("MPI_Win_wait", [&] { return exposure_done(w); });
@@ -170,7 +170,7 @@ int MPI_Win_wait(MPI_Win win) {
 }
 
 int MPI_Win_test(MPI_Win win, int* flag) {
-  return guard("MPI_Win_test", win_comm(win), [&] {
+  return win_call("MPI_Win_test", win, [&] {
     WinObj& w = win_obj(win);
     if (!flag) raise(MPI_ERR_ARG, "MPI_Win_test: flag is a null pointer");
     if (!w.exposure) raise(MPI_ERR_RMA_SYNC, "MPI_Win_test: no exposure epoch was posted (MPI_Win_post)");
@@ -181,7 +181,7 @@ int MPI_Win_test(MPI_Win win, int* flag) {
 }
 
 int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
-  return guard("MPI_Win_lock", win_comm(win), [&] {
+  return win_call("MPI_Win_lock", win, [&] {
     const char* call = "MPI_Win_lock";
     WinObj& w = win_obj(win);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
@@ -199,7 +199,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win) {
 }
 
 int MPI_Win_unlock(int rank, MPI_Win win) {
-  return guard("MPI_Win_unlock", win_comm(win), [&] {
+  return win_call("MPI_Win_unlock", win, [&] {
     WinObj& w = win_obj(win);
     win_check_rank("MPI_Win_unlock", w, rank);
     if (rank == MPI_PROC_NULL) return;
@@ -212,7 +212,7 @@ int MPI_Win_unlock(int rank, MPI_Win win) {
 }
 
 int MPI_Win_lock_all(int assert, MPI_Win win) {
-  return guard("MPI_Win_lock_all", win_comm(win), [&] {
+  return win_call("MPI_Win_lock_all", win, [&] {
     WinObj& w = win_obj(win);
     check_assert("MPI_Win_lock_all", assert, MPI_MODE_NOCHECK);
     if (w.lock_all) raise(MPI_ERR_RMA_SYNC, "MPI_Win_lock_all: the window is already locked (lock_all)");
@@ -227,7 +227,7 @@ int MPI_Win_lock_all(int assert, MPI_Win win) {
 }
 
 int MPI_Win_unlock_all(MPI_Win win) {
-  return guard("MPI_Win_unlock_all", win_comm(win), [&] {
+  return win_call("MPI_Win_unlock_all", win, [&] {
     WinObj& w = win_obj(win);
     if (!w.lock_all) raise(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all: the window is not locked by MPI_Win_lock_all");
     for (int r = 0; r < w.size; ++r)
@@ -240,7 +240,7 @@ int MPI_Win_unlock_all(MPI_Win win) {
 
 namespace {
 int flush_call(const char* call, int rank, bool all, MPI_Win win) {
-  return guard(call, win_comm(win), [&] {
+  return win_call(call, win, [&] {
     WinObj& w = win_obj(win);
     if (!all) {
       win_check_rank(call, w, rank);
@@ -264,7 +264,7 @@ int MPI_Win_flush_all(MPI_Win win) { return flush_call("MPI_Win_flush_all", 0, t
 int MPI_Win_flush_local_all(MPI_Win win) { return flush_call("MPI_Win_flush_local_all", 0, true, win); }
 
 int MPI_Win_sync(MPI_Win win) {
-  return guard("MPI_Win_sync", win_comm(win), [&] {
+  return win_call("MPI_Win_sync", win, [&] {
     win_obj(win);
     std::atomic_thread_fence(std::memory_order_seq_cst);
   });
