@@ -241,10 +241,28 @@ int main(int argc, char** argv) {
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_delete, &kself, NULL);
   MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, world_delete, &kworld, NULL);
   MPI_Comm_set_attr(MPI_COMM_WORLD, kworld, NULL); /* set first, deleted second */
+#ifdef INTERLACE_MPI
+  /* A failing delete callback at Finalize is reported, and MPI is finalized anyway. */
+  int kfail;
+  MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, failing_delete, &kfail, NULL);
+  MPI_Comm_set_attr(MPI_COMM_SELF, kfail, NULL); /* deleted after kself (reverse order) */
+  MPI_Comm_free_keyval(&kfail);
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+#endif
   MPI_Comm_set_attr(MPI_COMM_SELF, kself, NULL);
   MPI_Comm_free_keyval(&kself);
   MPI_Comm_free_keyval(&kworld);
-  MPI_Finalize();
+  int rc = MPI_Finalize(), finalized = 0;
+  MPI_Finalized(&finalized);
+#ifdef INTERLACE_MPI
+  if (rc == MPI_SUCCESS || !finalized) {
+    fprintf(stderr, "FAIL: rank %d: Finalize with a failing delete: rc %d finalized %d\n", rank,
+            rc, finalized);
+    return 1;
+  }
+#else
+  (void)rc;
+#endif
   /* Open MPI deletes WORLD's attributes at Finalize only from version 5 on: SELF first
    * is what MPI requires, WORLD's delete is checked when it ran. */
   if (deleted < 1 || order[0] != 1 || (deleted == 2 && order[1] != 2)) {

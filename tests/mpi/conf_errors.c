@@ -96,9 +96,6 @@ static void other_errors(void) {
 #ifdef INTERLACE_MPI
 /* Classes and texts that interlace documents but other MPIs may report differently. */
 static void interlace_errors(void) {
-  MPI_Errhandler h = MPI_ERRORS_RETURN;
-  expect_class(MPI_Errhandler_free(&h), MPI_ERR_ARG, "Errhandler_free(MPI_ERRORS_RETURN)",
-               "cannot be freed");
   expect_class(MPI_Comm_set_errhandler(MPI_COMM_WORLD, 77), MPI_ERR_ARG,
                "Comm_set_errhandler(77)", "error handler 77");
   int v = 1;

@@ -55,7 +55,8 @@ void attr_delete(AttrKind k, int h, int keyval);
 
 // The owner of a kind registers how its handles are checked (raises the kind's error
 // class naming the handle, e.g. MPI_ERR_WIN). Communicators and datatypes are checked
-// by comm_obj/type_obj; a window handle with no check registered is MPI_ERR_WIN.
+// here (a datatype need not be committed); a window handle with no check registered is
+// MPI_ERR_WIN.
 using HandleCheck = void (*)(int h);
 void attr_register_handle_check(AttrKind k, HandleCheck check);
 void attr_check_handle(AttrKind k, int h);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "compat/mpi/mpi_attr.hpp"
+#include "compat/mpi/mpi_errh.hpp"
 
 namespace interlace::mpi {
 namespace {
@@ -31,7 +32,12 @@ void attr_check_handle(AttrKind k, int h) {
   if (HandleCheck c = check_of(k)) return c(h);
   switch (k) {
     case AttrKind::comm: comm_obj(h); return;
-    case AttrKind::type: type_obj(h); return;
+    case AttrKind::type:  // attributes may be cached on a type before it is committed
+      if (!state().types.get(h))
+        raise(MPI_ERR_TYPE, (h == MPI_DATATYPE_NULL ? std::string("MPI_DATATYPE_NULL")
+                                                    : "datatype " + std::to_string(h)) +
+                                " is not a valid datatype");
+      return;
     case AttrKind::win:
       raise(MPI_ERR_WIN, h == MPI_WIN_NULL ? std::string("MPI_WIN_NULL is not a window")
                                            : "window " + std::to_string(h) + " is not valid");
@@ -139,19 +145,19 @@ int MPI_Win_free_keyval(int* win_keyval) {
 }
 
 int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val) {
-  return guard("MPI_Win_set_attr", MPI_COMM_NULL, [&] {
+  return win_guard("MPI_Win_set_attr", win, [&] {
     attr_check_handle(AttrKind::win, win);
     attr_set(AttrKind::win, win, win_keyval, attribute_val);
   });
 }
 
 int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag) {
-  return guard("MPI_Win_get_attr", MPI_COMM_NULL,
+  return win_guard("MPI_Win_get_attr", win,
                [&] { get(AttrKind::win, win, win_keyval, attribute_val, flag); });
 }
 
 int MPI_Win_delete_attr(MPI_Win win, int win_keyval) {
-  return guard("MPI_Win_delete_attr", MPI_COMM_NULL, [&] {
+  return win_guard("MPI_Win_delete_attr", win, [&] {
     attr_check_handle(AttrKind::win, win);
     attr_delete(AttrKind::win, win, win_keyval);
   });

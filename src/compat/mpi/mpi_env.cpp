@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <exception>
 #include <thread>
 
 #include "interlace/core/job_clock.hpp"
@@ -103,13 +104,22 @@ int MPI_Finalize(void) {
     require_initialized("MPI_Finalize");
     // MPI: Finalize first frees MPI_COMM_SELF's attributes (their delete callbacks are
     // how libraries such as mpi4py clean up while MPI still works), then the world's.
-    attr_delete_all(AttrKind::comm, MPI_COMM_SELF);
-    attr_delete_all(AttrKind::comm, MPI_COMM_WORLD);
+    // A failing delete callback is reported, but MPI is finalized all the same: a
+    // process stuck half-finalized would hang the job.
+    std::exception_ptr failed;
+    for (MPI_Comm c : {MPI_COMM_SELF, MPI_COMM_WORLD}) {
+      try {
+        attr_delete_all(AttrKind::comm, c);
+      } catch (const MpiError&) {
+        if (!failed) failed = std::current_exception();
+      }
+    }
     drain_buffered_sends();
     release_requests();
     State& s = state();
     s.rt.finalize();
     s.finalized = true;
+    if (failed) std::rethrow_exception(failed);
   });
 }
 

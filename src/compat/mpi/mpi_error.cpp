@@ -1,10 +1,14 @@
-// Error handling of the MPI layer: the call guard, error handlers, error codes that
-// carry a message, MPI_Error_string / MPI_Error_class.
-#include <unistd.h>
-
+// Error codes of the MPI layer: the call guard's conversion of exceptions, codes that
+// carry a message, user error classes and codes (MPI_Add_error_*), MPI_Error_string /
+// MPI_Error_class. The handlers themselves are in mpi_errh.cpp.
+//
+// Values: 0..MPI_ERR_LASTCODE (63) are the predefined classes; user classes and codes
+// take MPI_ERR_LASTCODE+1 .. kCodeSpace-1 in order; a code that carries a message is
+// (serial << kClassBits) | class, so MPI_Error_class works on it even after the
+// message was recycled (the last kKept messages are kept by serial).
 #include <array>
-#include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
 
@@ -14,95 +18,96 @@
 namespace interlace::mpi {
 namespace {
 
-// Codes above MPI_ERR_LASTCODE are (serial << 6) | class: the class survives even after
-// the message is recycled; the last kKept messages are kept by serial.
-constexpr int kClassBits = 6;
+constexpr int kClassBits = 12;
+constexpr int kCodeSpace = 1 << kClassBits;
+constexpr int kMaxSerial = (1 << (31 - kClassBits)) - 1;  // codes stay positive ints
 constexpr int kKept = 256;
-static_assert(MPI_ERR_LASTCODE == (1 << kClassBits) - 1);
 
 struct Kept {
   int code = 0;
   std::string msg;
 };
-std::mutex g_codes_mu;  // MPI_THREAD_SERIALIZED still lets several threads call us
+struct UserCode {
+  int cls;           // itself for a class
+  std::string text;  // MPI_Add_error_string ("" until set)
+};
+
+std::mutex g_codes_mu;  // several threads may fail at once
 std::array<Kept, kKept> g_kept;
 int g_next_serial = 1;
+std::map<int, UserCode> g_user;  // user classes and codes by value
+int g_last_used = MPI_ERR_LASTCODE;
 
-const char* class_name(int cls) {
-  static const char* const names[] = {
-      "MPI_SUCCESS", "MPI_ERR_BUFFER", "MPI_ERR_COUNT", "MPI_ERR_TYPE", "MPI_ERR_TAG",
-      "MPI_ERR_COMM", "MPI_ERR_RANK", "MPI_ERR_ROOT", "MPI_ERR_GROUP", "MPI_ERR_OP",
-      "MPI_ERR_TOPOLOGY", "MPI_ERR_DIMS", "MPI_ERR_ARG", "MPI_ERR_UNKNOWN",
-      "MPI_ERR_TRUNCATE", "MPI_ERR_OTHER", "MPI_ERR_INTERN", "MPI_ERR_IN_STATUS",
-      "MPI_ERR_PENDING", "MPI_ERR_REQUEST", "MPI_ERR_NO_MEM", "MPI_ERR_KEYVAL",
-      "MPI_ERR_INFO", "MPI_ERR_UNSUPPORTED_OPERATION", "MPI_ERR_PROC_FAILED",
-      "MPI_ERR_TIMEOUT", "MPI_ERR_ACCESS", "MPI_ERR_AMODE", "MPI_ERR_ASSERT",
-      "MPI_ERR_BAD_FILE", "MPI_ERR_BASE", "MPI_ERR_CONVERSION", "MPI_ERR_DISP",
-      "MPI_ERR_DUP_DATAREP", "MPI_ERR_FILE_EXISTS", "MPI_ERR_FILE_IN_USE", "MPI_ERR_FILE",
-      "MPI_ERR_INFO_KEY", "MPI_ERR_INFO_NOKEY", "MPI_ERR_INFO_VALUE", "MPI_ERR_IO",
-      "MPI_ERR_LOCKTYPE", "MPI_ERR_NAME", "MPI_ERR_NO_SPACE", "MPI_ERR_NO_SUCH_FILE",
-      "MPI_ERR_NOT_SAME", "MPI_ERR_PORT", "MPI_ERR_QUOTA", "MPI_ERR_READ_ONLY",
-      "MPI_ERR_RMA_ATTACH", "MPI_ERR_RMA_CONFLICT", "MPI_ERR_RMA_RANGE", "MPI_ERR_RMA_SHARED",
-      "MPI_ERR_RMA_SYNC", "MPI_ERR_RMA_FLAVOR", "MPI_ERR_SERVICE", "MPI_ERR_SIZE",
-      "MPI_ERR_SPAWN", "MPI_ERR_UNSUPPORTED_DATAREP", "MPI_ERR_WIN", "MPI_ERR_SESSION",
-      "MPI_ERR_PROC_ABORTED", "MPI_ERR_VALUE_TOO_LARGE", "MPI_ERR_ERRHANDLER"};
-  static_assert(std::size(names) == MPI_ERR_LASTCODE + 1);
-  if (cls >= 0 && cls < static_cast<int>(std::size(names))) return names[cls];
-  return nullptr;
+bool is_class(int cls) {  // lock held
+  if (cls >= 0 && cls <= MPI_ERR_LASTCODE) return true;
+  auto it = g_user.find(cls);
+  return it != g_user.end() && it->second.cls == cls;
 }
 
-const char* class_description(int cls) {
-  static const char* const texts[] = {
-      "no error", "invalid buffer pointer or size", "invalid count argument",
-      "invalid datatype", "invalid tag", "invalid communicator", "invalid rank",
-      "invalid root", "invalid group", "invalid operation", "invalid topology",
-      "invalid dimension argument", "invalid argument", "unknown error",
-      "message truncated on receive", "other error", "internal error",
-      "error code is in status", "pending request", "invalid request",
-      "out of memory", "invalid keyval", "invalid info", "unsupported operation",
-      "a peer process failed", "operation timed out (INTERLACE_TIMEOUT)",
-      "permission denied", "invalid file access mode", "invalid assertion",
-      "invalid file name", "invalid base address", "data conversion failed",
-      "invalid displacement", "data representation already registered", "file exists",
-      "file is in use", "invalid file handle", "invalid info key", "info key not found",
-      "invalid info value", "I/O error", "invalid lock type", "name not published",
-      "not enough space", "no such file", "collective argument not the same on all ranks",
-      "invalid port name", "quota exceeded", "read-only file or file system",
-      "memory cannot be attached", "conflicting accesses to a window",
-      "target memory is outside the window", "invalid shared-memory window operation",
-      "wrong synchronization of RMA calls", "window flavor does not allow the call",
-      "name service failed", "invalid size", "process spawn failed",
-      "unsupported data representation", "invalid window", "invalid session",
-      "a peer process aborted", "value too large for the output argument",
-      "invalid error handler"};
-  static_assert(std::size(texts) == MPI_ERR_LASTCODE + 1);
-  if (cls >= 0 && cls < static_cast<int>(std::size(texts))) return texts[cls];
-  return nullptr;
+int class_of_code_locked(int code) {
+  if (code < 0) return -1;
+  if (code <= MPI_ERR_LASTCODE) return code;
+  if (code < kCodeSpace) {
+    auto it = g_user.find(code);
+    return it == g_user.end() ? -1 : it->second.cls;
+  }
+  int cls = code & (kCodeSpace - 1);
+  return is_class(cls) ? cls : -1;
 }
 
 int class_of_code(int code) {
-  if (code < 0) return -1;
-  if (code <= MPI_ERR_LASTCODE) return class_name(code) ? code : -1;
-  int cls = code & MPI_ERR_LASTCODE;
-  return class_name(cls) ? cls : -1;
+  std::lock_guard<std::mutex> g(g_codes_mu);
+  return class_of_code_locked(code);
 }
 
-MPI_Errhandler handler_for(MPI_Comm comm) {
-  State& s = state();
-  if (CommObj* c = s.comms.get(comm)) return c->errhandler;
-  if (CommObj* w = s.comms.get(MPI_COMM_WORLD)) return w->errhandler;
-  return MPI_ERRORS_ARE_FATAL;
+// "MPI_ERR_RANK", or a user class's string, or "error class 70".
+std::string class_label(int cls) {
+  if (const char* n = predefined_class_name(cls)) return n;
+  std::lock_guard<std::mutex> g(g_codes_mu);
+  auto it = g_user.find(cls);
+  if (it != g_user.end() && !it->second.text.empty()) return it->second.text;
+  return "error class " + std::to_string(cls);
 }
 
-void check_handler(MPI_Errhandler h) {
-  if (h != MPI_ERRORS_ARE_FATAL && h != MPI_ERRORS_RETURN)
-    raise(MPI_ERR_ARG, "error handler " + std::to_string(h) +
-                           " is not MPI_ERRORS_ARE_FATAL or MPI_ERRORS_RETURN");
+// The MPI_Error_string text of a class or of a user code (no message attached).
+std::string plain_text(int code) {
+  if (const char* d = predefined_class_description(code)) return d;
+  std::lock_guard<std::mutex> g(g_codes_mu);
+  auto it = g_user.find(code);
+  return it == g_user.end() ? std::string() : it->second.text;
+}
+
+int check_user_code(int code, const char* what) {  // lock held; returns its class
+  auto it = g_user.find(code);
+  if (code >= 0 && code <= MPI_ERR_LASTCODE)
+    raise(MPI_ERR_ARG, std::string(what) + " " + std::to_string(code) +
+                           " is predefined (only user classes and codes can be changed)");
+  if (it == g_user.end())
+    raise(MPI_ERR_ARG, std::string(what) + " " + std::to_string(code) +
+                           " was not added by MPI_Add_error_class/MPI_Add_error_code");
+  return it->second.cls;
+}
+
+// MPI 4.1 removes a code only once its string was removed.
+void check_no_string(int code, const char* what) {  // lock held
+  if (!g_user.at(code).text.empty())
+    raise(MPI_ERR_ARG, std::string(what) + " " + std::to_string(code) +
+                           " still has an error string (MPI_Remove_error_string first)");
+}
+
+int next_user_value() {  // lock held
+  if (g_last_used + 1 >= kCodeSpace)
+    raise(MPI_ERR_OTHER, "all " + std::to_string(kCodeSpace - MPI_ERR_LASTCODE - 1) +
+                             " user error classes and codes are in use");
+  return ++g_last_used;
 }
 
 }  // namespace
 
-int last_used_code() noexcept { return MPI_ERR_LASTCODE; }
+int last_used_code() noexcept {
+  std::lock_guard<std::mutex> g(g_codes_mu);
+  return g_last_used;
+}
 
 [[noreturn]] void raise(int cls, const std::string& msg) { throw MpiError(cls, msg); }
 
@@ -128,14 +133,14 @@ int error_class_of(Errc e) noexcept {
 int make_error_code(int cls, const std::string& msg) {
   std::lock_guard<std::mutex> g(g_codes_mu);
   int serial = g_next_serial;
-  g_next_serial = serial >= (1 << 20) ? 1 : serial + 1;
+  g_next_serial = serial >= kMaxSerial ? 1 : serial + 1;
   int code = (serial << kClassBits) | cls;
   g_kept[serial % kKept] = Kept{code, msg};
   return code;
 }
 
 std::string error_message_of(int code) {
-  if (code <= MPI_ERR_LASTCODE) return "";
+  if (code < kCodeSpace) return "";
   std::lock_guard<std::mutex> g(g_codes_mu);
   const Kept& k = g_kept[(code >> kClassBits) % kKept];
   return k.code == code ? k.msg : std::string();
@@ -144,8 +149,10 @@ std::string error_message_of(int code) {
 [[noreturn]] void raise_code(int code) {
   int cls = class_of_code(code);
   std::string msg = error_message_of(code);
-  if (msg.empty()) msg = class_description(cls < 0 ? MPI_ERR_UNKNOWN : cls);
-  raise(cls < 0 ? MPI_ERR_UNKNOWN : cls, msg);
+  if (cls < 0) cls = MPI_ERR_UNKNOWN;
+  if (msg.empty()) msg = plain_text(code < kCodeSpace ? code : cls);
+  if (msg.empty()) msg = class_label(cls);
+  raise(cls, msg);
 }
 
 int world_rank_or_unknown() noexcept {
@@ -164,7 +171,7 @@ void require_initialized(const char* call) {
     raise(MPI_ERR_OTHER, std::string(call) + " called after MPI_Finalize");
 }
 
-int fail_current(const char* call, MPI_Comm comm) {
+std::pair<int, std::string> current_error(const char* call) {
   int cls = MPI_SUCCESS;
   std::string what;
   try {
@@ -188,16 +195,20 @@ int fail_current(const char* call, MPI_Comm comm) {
   // Messages name the call once: "MPI_Send: count -3 is negative".
   const std::string prefix = std::string(call) + ": ";
   if (what.rfind(prefix, 0) == 0) what.erase(0, prefix.size());
-  if (handler_for(comm) == MPI_ERRORS_RETURN) {
-    // MPI specifies the exact value MPI_ERR_IN_STATUS (the details are in the statuses).
-    if (cls == MPI_ERR_IN_STATUS) return MPI_ERR_IN_STATUS;
-    return make_error_code(cls, prefix + what);
+  return {cls, what};
+}
+
+int fail_current(const char* call, MPI_Comm comm) {
+  auto [cls, what] = current_error(call);
+  State& s = state();
+  MPI_Errhandler h = MPI_ERRORS_ARE_FATAL;
+  if (CommObj* c = s.comms.get(comm)) {
+    h = c->errhandler;
+  } else if (CommObj* w = s.comms.get(MPI_COMM_WORLD)) {
+    h = w->errhandler;
+    comm = MPI_COMM_WORLD;  // a user handler gets the communicator it belongs to
   }
-  std::fprintf(stderr, "MPI error on rank %d in %s: %s\n", world_rank_or_unknown(), call,
-               what.c_str());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  _exit(1);  // like MPI_Abort(comm, 1): the launcher stops the other ranks
+  return dispatch_error(ErrhKind::comm, comm, h, call, cls, what);
 }
 
 }  // namespace interlace::mpi
@@ -205,43 +216,6 @@ int fail_current(const char* call, MPI_Comm comm) {
 using namespace interlace::mpi;
 
 extern "C" {
-
-int MPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler) {
-  return guard("MPI_Comm_set_errhandler", comm, [&] {
-    CommObj& c = comm_obj(comm);
-    check_handler(errhandler);
-    c.errhandler = errhandler;
-  });
-}
-
-int MPI_Errhandler_set(MPI_Comm comm, MPI_Errhandler errhandler) {
-  return guard("MPI_Errhandler_set", comm, [&] {
-    CommObj& c = comm_obj(comm);
-    check_handler(errhandler);
-    c.errhandler = errhandler;
-  });
-}
-
-int MPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler* errhandler) {
-  return guard("MPI_Comm_get_errhandler", comm, [&] {
-    CommObj& c = comm_obj(comm);
-    if (!errhandler) raise(MPI_ERR_ARG, "errhandler is a null pointer");
-    *errhandler = c.errhandler;
-  });
-}
-
-int MPI_Errhandler_free(MPI_Errhandler* errhandler) {
-  return guard("MPI_Errhandler_free", MPI_COMM_NULL, [&] {
-    if (!errhandler) raise(MPI_ERR_ARG, "errhandler is a null pointer");
-    // Only the predefined handlers exist (no MPI_Comm_create_errhandler).
-    if (*errhandler == MPI_ERRORS_ARE_FATAL || *errhandler == MPI_ERRORS_RETURN)
-      raise(MPI_ERR_ARG, std::string(*errhandler == MPI_ERRORS_RETURN
-                                         ? "MPI_ERRORS_RETURN"
-                                         : "MPI_ERRORS_ARE_FATAL") +
-                             " is predefined and cannot be freed");
-    raise(MPI_ERR_ARG, "error handler " + std::to_string(*errhandler) + " is not valid");
-  });
-}
 
 int MPI_Error_class(int errorcode, int* errorclass) {
   return guard("MPI_Error_class", MPI_COMM_NULL, [&] {
@@ -258,16 +232,86 @@ int MPI_Error_string(int errorcode, char* string, int* resultlen) {
     if (cls < 0) raise(MPI_ERR_ARG, "error code " + std::to_string(errorcode) + " is not valid");
     if (!string || !resultlen) raise(MPI_ERR_ARG, "string or resultlen is a null pointer");
     std::string text;
-    if (errorcode <= MPI_ERR_LASTCODE) {
-      text = class_description(cls);
+    if (errorcode < kCodeSpace) {
+      text = plain_text(errorcode);  // "" for a user class or code without a string
     } else {
       std::string msg = error_message_of(errorcode);
-      if (msg.empty()) msg = std::string(class_description(cls)) + " (details no longer kept)";
-      text = std::string(class_name(cls)) + ": " + msg;
+      if (msg.empty()) msg = plain_text(cls) + " (details no longer kept)";
+      text = class_label(cls) + ": " + msg;
     }
     if (text.size() > MPI_MAX_ERROR_STRING - 1) text.resize(MPI_MAX_ERROR_STRING - 1);
     std::memcpy(string, text.c_str(), text.size() + 1);
     *resultlen = static_cast<int>(text.size());
+  });
+}
+
+int MPI_Add_error_class(int* errorclass) {
+  return guard("MPI_Add_error_class", MPI_COMM_NULL, [&] {
+    if (!errorclass) raise(MPI_ERR_ARG, "errorclass is a null pointer");
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    int cls = next_user_value();
+    g_user.emplace(cls, UserCode{cls, ""});
+    *errorclass = cls;
+  });
+}
+
+int MPI_Add_error_code(int errorclass, int* errorcode) {
+  return guard("MPI_Add_error_code", MPI_COMM_NULL, [&] {
+    if (!errorcode) raise(MPI_ERR_ARG, "errorcode is a null pointer");
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    if (!is_class(errorclass))
+      raise(MPI_ERR_ARG, "error class " + std::to_string(errorclass) + " is not an error class");
+    int code = next_user_value();
+    g_user.emplace(code, UserCode{errorclass, ""});
+    *errorcode = code;
+  });
+}
+
+int MPI_Add_error_string(int errorcode, const char* string) {
+  return guard("MPI_Add_error_string", MPI_COMM_NULL, [&] {
+    if (!string) raise(MPI_ERR_ARG, "string is a null pointer");
+    size_t n = std::strlen(string);
+    if (n > MPI_MAX_ERROR_STRING - 1)
+      raise(MPI_ERR_ARG, "string of " + std::to_string(n) +
+                             " characters is longer than MPI_MAX_ERROR_STRING - 1 (511)");
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    check_user_code(errorcode, "error code");
+    g_user.at(errorcode).text = string;
+  });
+}
+
+// MPI 4.1. Removed values are not given out again (MPI_LASTUSEDCODE only grows). A
+// class or code is removed only once nothing refers to it: its string removed first,
+// and a class's codes.
+int MPI_Remove_error_class(int errorclass) {
+  return guard("MPI_Remove_error_class", MPI_COMM_NULL, [&] {
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    if (check_user_code(errorclass, "error class") != errorclass)
+      raise(MPI_ERR_ARG, std::to_string(errorclass) + " is an error code, not a class");
+    for (const auto& [code, u] : g_user)
+      if (u.cls == errorclass && code != errorclass)
+        raise(MPI_ERR_ARG, "error class " + std::to_string(errorclass) + " still has error code " +
+                               std::to_string(code));
+    check_no_string(errorclass, "error class");
+    g_user.erase(errorclass);
+  });
+}
+
+int MPI_Remove_error_code(int errorcode) {
+  return guard("MPI_Remove_error_code", MPI_COMM_NULL, [&] {
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    if (check_user_code(errorcode, "error code") == errorcode)
+      raise(MPI_ERR_ARG, std::to_string(errorcode) + " is an error class, not a code");
+    check_no_string(errorcode, "error code");
+    g_user.erase(errorcode);
+  });
+}
+
+int MPI_Remove_error_string(int errorcode) {
+  return guard("MPI_Remove_error_string", MPI_COMM_NULL, [&] {
+    std::lock_guard<std::mutex> g(g_codes_mu);
+    check_user_code(errorcode, "error code");
+    g_user.at(errorcode).text.clear();
   });
 }
 
