@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "compat/mpi/mpi_errh.hpp"
 #include "compat/mpi/mpi_impl.hpp"
 
 namespace interlace::pgas { class Pgas; }
@@ -31,6 +32,7 @@ struct WinObj {
   MPI_Aint bytes = 0;
   int disp_unit = 1;
   std::string name;
+  std::vector<std::pair<std::string, std::string>> hints;  // info given at creation / set_info
   struct Peer {
     int key = 0;                   // the window's handle in that process
     MPI_Aint bytes = 0;
@@ -79,10 +81,10 @@ WinObj* win_find(int key) noexcept;
 MPI_Comm win_comm(MPI_Win w);      // the window's private communicator (null if none)
 
 // Runs the body of a call on window `win`; errors go to the window's error handler
-// (for a handle that is not a window: MPI_COMM_WORLD's).
+// (for a handle that is not a window: MPI_COMM_WORLD's), mpi_errh.hpp.
 template <class Body>
 inline int win_call(const char* call, MPI_Win win, Body&& body) {
-  return guard(call, win_comm(win), std::forward<Body>(body));
+  return win_guard(call, win, std::forward<Body>(body));
 }
 
 // The PGAS model the windows run on (attached and the handlers registered on first use).

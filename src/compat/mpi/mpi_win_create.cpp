@@ -4,10 +4,12 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 
 #include "compat/mpi/mpi_attr.hpp"
+#include "compat/mpi/mpi_info.hpp"
 #include "compat/mpi/mpi_win.hpp"
 
 namespace interlace::mpi {
@@ -107,10 +109,12 @@ bool direct_allowed() {
   return !e || std::string(e) != "0";
 }
 
-MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint size, MPI_Aint disp_unit) {
+MPI_Win create(const char* call, MPI_Comm comm, MPI_Info info, int flavor, void* base, MPI_Aint size,
+              MPI_Aint disp_unit) {
   require_initialized(call);
   check_args(call, size, disp_unit);
   const Communicator& parent = comm_of(comm);
+  InfoItems hints = info_items(info);
   once();
   win_pgas();  // handlers registered before any peer can send to this window
   auto w = std::make_unique<WinObj>();
@@ -120,6 +124,7 @@ MPI_Win create(const char* call, MPI_Comm comm, int flavor, void* base, MPI_Aint
   o.size = parent.size();
   for (int r = 0; r < o.size; ++r) o.world.push_back(parent.world_rank_of(r));
   o.flavor = flavor;
+  o.hints = std::move(hints);
   o.base = base;
   o.bytes = size;
   o.disp_unit = static_cast<int>(disp_unit);
@@ -216,22 +221,22 @@ using namespace interlace::mpi;
 
 extern "C" {
 
-int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info, MPI_Comm comm, MPI_Win* win) {
+int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return guard("MPI_Win_create", comm, [&] {
     need(win, "MPI_Win_create", "win");
     if (size > 0 && !base) raise(MPI_ERR_ARG, "MPI_Win_create: base is NULL with size " + std::to_string(size));
-    *win = create("MPI_Win_create", comm, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit);
+    *win = create("MPI_Win_create", comm, info, MPI_WIN_FLAVOR_CREATE, base, size, disp_unit);
   });
 }
 int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return MPI_Win_create_c(base, size, disp_unit, info, comm, win);
 }
 
-int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
+int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr, MPI_Win* win) {
   return guard("MPI_Win_allocate", comm, [&] {
     need(win, "MPI_Win_allocate", "win");
     need(baseptr, "MPI_Win_allocate", "baseptr");
-    *win = create("MPI_Win_allocate", comm, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit);
+    *win = create("MPI_Win_allocate", comm, info, MPI_WIN_FLAVOR_ALLOCATE, nullptr, size, disp_unit);
     *static_cast<void**>(baseptr) = win_obj(*win).base;
   });
 }
@@ -239,12 +244,12 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
   return MPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
 }
 
-int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info, MPI_Comm comm, void* baseptr,
+int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void* baseptr,
                               MPI_Win* win) {
   return guard("MPI_Win_allocate_shared", comm, [&] {
     need(win, "MPI_Win_allocate_shared", "win");
     need(baseptr, "MPI_Win_allocate_shared", "baseptr");
-    *win = create("MPI_Win_allocate_shared", comm, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit);
+    *win = create("MPI_Win_allocate_shared", comm, info, MPI_WIN_FLAVOR_SHARED, nullptr, size, disp_unit);
     *static_cast<void**>(baseptr) = win_obj(*win).base;
   });
 }
@@ -253,10 +258,10 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
   return MPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
 }
 
-int MPI_Win_create_dynamic(MPI_Info, MPI_Comm comm, MPI_Win* win) {
+int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win) {
   return guard("MPI_Win_create_dynamic", comm, [&] {
     need(win, "MPI_Win_create_dynamic", "win");
-    *win = create("MPI_Win_create_dynamic", comm, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1);
+    *win = create("MPI_Win_create_dynamic", comm, info, MPI_WIN_FLAVOR_DYNAMIC, nullptr, 0, 1);
   });
 }
 
@@ -338,6 +343,7 @@ int MPI_Win_free(MPI_Win* win) {
     win_flush("MPI_Win_free", w, -1);
     call_ok(MPI_Barrier(w.comm), "MPI_Barrier");  // every origin's operations are done
     attr_delete_all(AttrKind::win, h);
+    win_errhandler_forget(h);
     std::unique_ptr<WinObj> gone;
     {
       std::lock_guard<std::mutex> g(g_mu);
@@ -378,19 +384,25 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen) {
   });
 }
 
-// Windows take no hints yet: set_info accepts any and get_info returns an empty Info.
-int MPI_Win_set_info(MPI_Win win, MPI_Info) {
-  return win_call("MPI_Win_set_info", win, [&] { win_obj(win); });
+// Windows act on no hint yet; they keep the hints given (at creation and by
+// set_info) and return them from get_info, as the standard allows for ignored ones.
+int MPI_Win_set_info(MPI_Win win, MPI_Info info) {
+  return win_call("MPI_Win_set_info", win, [&] {
+    WinObj& w = win_obj(win);
+    InfoItems add = info_items(info);
+    for (auto& [k, v] : add) {
+      auto it = std::find_if(w.hints.begin(), w.hints.end(), [&](auto& kv) { return kv.first == k; });
+      if (it != w.hints.end()) it->second = v;
+      else w.hints.emplace_back(k, v);
+    }
+  });
 }
 
-int MPI_Info_create(MPI_Info* info) __attribute__((weak));
 int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used) {
   return win_call("MPI_Win_get_info", win, [&] {
-    win_obj(win);
+    WinObj& w = win_obj(win);
     need(info_used, "MPI_Win_get_info", "info_used");
-    *info_used = MPI_INFO_NULL;
-    if (MPI_Info_create && MPI_Info_create(info_used) != MPI_SUCCESS)
-      raise(MPI_ERR_INTERN, "MPI_Win_get_info: MPI_Info_create failed");
+    *info_used = info_new(w.hints);
   });
 }
 
