@@ -2,11 +2,20 @@
 /* Error classes of one-sided calls under MPI_ERRORS_RETURN: operations outside an
  * epoch (MPI_ERR_RMA_SYNC), a negative displacement (MPI_ERR_DISP), bad lock types
  * and asserts, bad sizes at creation and an
- * invalid window handle. After each error the window still works. */
+ * invalid window handle; a user error handler on a window. After each error the window
+ * still works. */
 #include <mpi.h>
 #include <stdio.h>
 
 static int me, np;
+static int handler_calls;
+static MPI_Win handler_win;
+
+static void on_win_error(MPI_Win *win, int *code, ...) {
+  (void)code;
+  ++handler_calls;
+  handler_win = *win;
+}
 
 static void expect_class(int rc, int want, const char *what) {
   int cls = -1;
@@ -45,6 +54,16 @@ int main(int argc, char **argv) {
   MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
   if (buf[1] != (me + np - 1) % np) {
     fprintf(stderr, "FAIL: rank %d: put after errors: got %d\n", me, buf[1]);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  /* A user error handler is called with the window. */
+  MPI_Errhandler eh;
+  MPI_Win_create_errhandler(on_win_error, &eh);
+  MPI_Win_set_errhandler(win, eh);
+  MPI_Errhandler_free(&eh);
+  expect_class(MPI_Win_lock(-5, next, 0, win), MPI_ERR_LOCKTYPE, "MPI_Win_lock under a user handler");
+  if (handler_calls != 1 || handler_win != win) {
+    fprintf(stderr, "FAIL: rank %d: the window's user error handler ran %d times\n", me, handler_calls);
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   MPI_Win_free(&win);

@@ -8,6 +8,13 @@
 #include <string.h>
 
 static int me, np;
+static int deleted;
+
+static int count_delete(MPI_Win win, int keyval, void *val, void *extra) {
+  (void)win, (void)keyval, (void)extra;
+  deleted += *(int *)val;
+  return MPI_SUCCESS;
+}
 
 static void check(int ok, const char *what, long got, long want) {
   if (!ok) {
@@ -41,6 +48,20 @@ int main(int argc, char **argv) {
   EXPECT("MPI_WIN_CREATE_FLAVOR", *flavor, MPI_WIN_FLAVOR_CREATE);
   MPI_Win_get_attr(win, MPI_WIN_MODEL, &model, &flag);
   check(*model == MPI_WIN_UNIFIED || *model == MPI_WIN_SEPARATE, "MPI_WIN_MODEL", *model, MPI_WIN_UNIFIED);
+
+  /* Name, info and a user attribute whose delete callback MPI_Win_free runs. */
+  char name[MPI_MAX_OBJECT_NAME];
+  int len;
+  MPI_Win_set_name(win, "fence window");
+  MPI_Win_get_name(win, name, &len);
+  check(strcmp(name, "fence window") == 0 && len == 12, "MPI_Win_get_name", len, 12);
+  MPI_Info info;
+  MPI_Win_get_info(win, &info);
+  check(info != MPI_INFO_NULL, "MPI_Win_get_info returns an info object", 0, 1);
+  MPI_Info_free(&info);
+  int kv, one_attr = 1;
+  MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, count_delete, &kv, NULL);
+  MPI_Win_set_attr(win, kv, &one_attr);
 
   /* Put: every rank writes 100*me + t into slot me of every target t. */
   MPI_Win_fence(MPI_MODE_NOPRECEDE, win);
@@ -95,6 +116,8 @@ int main(int argc, char **argv) {
   MPI_Type_free(&vec);
   MPI_Win_free(&win);
   check(win == MPI_WIN_NULL, "MPI_Win_free sets MPI_WIN_NULL", win == MPI_WIN_NULL, 1);
+  EXPECT("MPI_Win_free ran the attribute's delete callback", deleted, 1);
+  MPI_Win_free_keyval(&kv);
 
   /* A transfer of 1 MiB (many messages) into a window from MPI_Win_allocate. */
   const int big = 1 << 18;
