@@ -129,6 +129,11 @@ struct WinData {
 void win_send_data(WinObj& w, MPI_Win h, WinData&& d);
 // The same operation done with loads and stores on a direct window (mpi_win_direct.cpp).
 void win_direct(WinObj& w, WinData&& d);
+// An accumulate of `bytes` contiguous bytes of predefined type `basic` at `at` in
+// target's segment: result (may be null) gets the old contents, data (null: MPI_NO_OP)
+// is combined in, under the target's lock word.
+void win_direct_acc(WinObj& w, int target, std::byte* at, const std::byte* data, std::byte* result, size_t bytes,
+                    MPI_Op op, MPI_Datatype basic, size_t unit);
 // inout = in op inout over len bytes of `basic` elements (REPLACE copies, NO_OP nothing).
 void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len);
 // Control messages: lock (returns whether granted), unlock, post, complete.

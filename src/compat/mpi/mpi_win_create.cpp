@@ -186,17 +186,19 @@ void need(T* p, const char* call, const char* what) {
 WinObj* win_find(int key) noexcept {
   // Every call looks its window up: a per-thread memo of the last one, valid while no
   // window was freed since (the generation), saves the mutex on the fast path.
-  thread_local int memo_key = 0;
-  thread_local WinObj* memo = nullptr;
-  thread_local uint64_t memo_gen = 0;
+  struct Memo {
+    int key = 0;
+    WinObj* obj = nullptr;
+    uint64_t gen = 0;
+  };
+  thread_local Memo memo;
+  Memo& m = memo;  // one TLS lookup
   const uint64_t gen = g_gen.load(std::memory_order_acquire);
-  if (key == memo_key && memo && gen == memo_gen) return memo;
+  if (key == m.key && m.obj && gen == m.gen) return m.obj;
   std::lock_guard<std::mutex> g(g_mu);
   if (key <= 0 || static_cast<size_t>(key) >= g_wins.size()) return nullptr;
-  memo_key = key;
-  memo = g_wins[key].get();
-  memo_gen = gen;
-  return memo;
+  m = Memo{key, g_wins[key].get(), gen};
+  return m.obj;
 }
 
 WinObj& win_obj(MPI_Win w) {

@@ -62,4 +62,11 @@ void win_direct(WinObj& w, WinData&& d) {
   if (d.on_result) d.on_result();
 }
 
+void win_direct_acc(WinObj& w, int target, std::byte* at, const std::byte* data, std::byte* result, size_t bytes,
+                    MPI_Op op, MPI_Datatype basic, size_t unit) {
+  AccLock g(w.acc_locks[target * 16]);
+  if (result) std::memcpy(result, at, bytes);
+  if (data) win_apply(op, basic, unit, data, at, bytes);
+}
+
 }  // namespace interlace::mpi

@@ -3,7 +3,9 @@
 // Each call checks its epoch and the target range here, at the origin, so errors name
 // the call's own arguments; the target type is flattened to byte segments of the
 // target window and the origin data packed, so derived types on either side work.
+#include <atomic>
 #include <climits>
+#include <cstdint>
 #include <cstring>
 
 #include "compat/mpi/mpi_op_kernels.hpp"
@@ -94,24 +96,59 @@ std::pair<MPI_Datatype, size_t> acc_types(const char* call, MPI_Op op, MPI_Datat
   return {tb, std::max<size_t>(1, type_obj(tb).size)};
 }
 
-// Contiguous data on both sides of a direct window: one copy, no segment list (the
-// 8-byte put+flush is the latency benchmarks measure). False: take the general path.
-bool direct_copy(const char* call, WinObj& w, int target, MPI_Aint disp, const void* from_origin,
-                 void* to_origin, int ocount, const TypeObj& ot, int tcount, MPI_Datatype ttype) {
-  if (!w.direct || !ot.contiguous()) return false;
-  const TypeObj& tt = type_obj(ttype);
-  if (!tt.contiguous() || tcount < 0) return false;
-  const size_t bytes = static_cast<size_t>(ocount) * ot.size;
+// The size of a predefined datatype whose element is contiguous, else 0. Predefined
+// types never change, so each is looked up once (the per-call lookups showed in the
+// 8-byte put+flush).
+size_t predefined_size(MPI_Datatype t) {
+  static std::atomic<size_t> cache[IL_MPI_PREDEFINED_TYPES];
+  if (t <= 0 || t >= IL_MPI_PREDEFINED_TYPES) return 0;
+  size_t v = cache[t].load(std::memory_order_relaxed);
+  if (v == 0) {
+    const TypeObj& o = type_obj(t);
+    v = o.contiguous() && o.size ? o.size : SIZE_MAX;
+    cache[t].store(v, std::memory_order_relaxed);
+  }
+  return v == SIZE_MAX ? 0 : v;
+}
+
+// Where `bytes` at target_disp lie in a direct window's target segment, or nullptr
+// when the general path must handle (or report) it.
+std::byte* direct_at(const WinObj& w, int target, MPI_Aint disp, size_t bytes) {
   const WinObj::Peer& p = w.peers[target];
   const long long off = static_cast<long long>(disp) * p.disp_unit;
-  if (disp < 0 || bytes != static_cast<size_t>(tcount) * tt.size ||
-      off + static_cast<long long>(bytes) > static_cast<long long>(p.bytes))
-    return false;  // the general path raises the error with its full message
+  if (disp < 0 || off + static_cast<long long>(bytes) > static_cast<long long>(p.bytes)) return nullptr;
+  return static_cast<std::byte*>(p.shared) + off;
+}
+
+// Predefined contiguous types on both sides of a direct window: one copy, no segment
+// list. False: take the general path (which also raises the errors).
+bool direct_copy(WinObj& w, int target, MPI_Aint disp, const void* from_origin, void* to_origin, int ocount,
+                 MPI_Datatype otype, int tcount, MPI_Datatype ttype) {
+  if (!w.direct || ocount < 0 || tcount < 0) return false;
+  const size_t os = predefined_size(otype), ts = predefined_size(ttype);
+  const size_t bytes = static_cast<size_t>(ocount) * os;
+  if (!os || !ts || bytes != static_cast<size_t>(tcount) * ts) return false;
+  std::byte* at = direct_at(w, target, disp, bytes);
+  if (!at) return false;
   if (bytes == 0) return true;
-  std::byte* at = static_cast<std::byte*>(p.shared) + off;
   if (from_origin) std::memcpy(at, from_origin, bytes);
   else std::memcpy(to_origin, at, bytes);
-  (void)call;
+  return true;
+}
+
+// The same for an accumulate of one predefined type throughout (Fetch_and_op's case).
+bool direct_acc(WinObj& w, int target, MPI_Aint disp, const void* oaddr, int ocount, MPI_Datatype otype,
+                void* raddr, int rcount, MPI_Datatype rtype, int tcount, MPI_Datatype ttype, MPI_Op op, bool fetch) {
+  if (!w.direct || op <= 0 || op >= IL_MPI_PREDEFINED_OPS || tcount < 0) return false;
+  if (op != MPI_NO_OP && (otype != ttype || ocount != tcount)) return false;
+  if (fetch && (rtype != ttype || rcount != tcount)) return false;
+  const size_t ts = predefined_size(ttype);
+  if (!ts || (op != MPI_REPLACE && op != MPI_NO_OP && !op_allows(op, ttype))) return false;
+  const size_t bytes = static_cast<size_t>(tcount) * ts;
+  std::byte* at = direct_at(w, target, disp, bytes);
+  if (!at) return false;
+  win_direct_acc(w, target, at, static_cast<const std::byte*>(op == MPI_NO_OP ? nullptr : oaddr),
+                 static_cast<std::byte*>(fetch ? raddr : nullptr), bytes, op, ttype, ts);
   return true;
 }
 
@@ -121,8 +158,8 @@ void put(const char* call, const void* oaddr, int ocount, MPI_Datatype otype, in
   check_count(ocount, "origin_count");
   WinObj& w = access(call, win, target, passive_only);
   if (target == MPI_PROC_NULL) return;
+  if (direct_copy(w, target, disp, oaddr, nullptr, ocount, otype, tcount, ttype)) return;
   const TypeObj& ot = type_obj(otype);
-  if (direct_copy(call, w, target, disp, oaddr, nullptr, ocount, ot, tcount, ttype)) return;
   WinData d{WinOp::put, target, target_segs(call, w, target, disp, tcount, ttype)};
   Packed pk = pack_view(oaddr, ocount, ot);
   same_bytes(call, pk.bytes, data_bytes(type_obj(ttype), tcount), "origin buffer");
@@ -137,8 +174,8 @@ void get(const char* call, void* oaddr, int ocount, MPI_Datatype otype, int targ
   check_count(ocount, "origin_count");
   WinObj& w = access(call, win, target, passive_only);
   if (target == MPI_PROC_NULL) return;
+  if (direct_copy(w, target, disp, nullptr, oaddr, ocount, otype, tcount, ttype)) return;
   const TypeObj& ot = type_obj(otype);
-  if (direct_copy(call, w, target, disp, nullptr, oaddr, ocount, ot, tcount, ttype)) return;
   WinData d{WinOp::get, target, target_segs(call, w, target, disp, tcount, ttype)};
   Unpacked u = unpack_view(oaddr, ocount, ot);
   same_bytes(call, u.bytes, data_bytes(type_obj(ttype), tcount), "origin buffer");
@@ -155,6 +192,7 @@ void accumulate(const char* call, const void* oaddr, int ocount, MPI_Datatype ot
   if (op != MPI_NO_OP) check_count(ocount, "origin_count");
   WinObj& w = access(call, win, target, passive_only);
   if (target == MPI_PROC_NULL) return;
+  if (direct_acc(w, target, disp, oaddr, ocount, otype, raddr, rcount, rtype, tcount, ttype, op, fetch)) return;
   auto [basic, unit] = acc_types(call, op, op == MPI_NO_OP ? MPI_DATATYPE_NULL : otype, ttype);
   const size_t tbytes = data_bytes(type_obj(ttype), tcount);
   WinData d{fetch ? WinOp::get_acc : WinOp::acc, target, target_segs(call, w, target, disp, tcount, ttype)};

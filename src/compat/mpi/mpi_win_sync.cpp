@@ -28,7 +28,9 @@ void win_raise_pending(WinObj& w) {
 }
 
 void win_flush(const char* call, WinObj& w, int t) {
-  if (t >= 0) {
+  if (t >= 0 && w.outstanding[t].load(std::memory_order_acquire) == 0) {
+    // Nothing in flight (always so on a direct window): no wait to set up.
+  } else if (t >= 0) {
     win_wait(call, [&w, t] { return w.outstanding[t].load(std::memory_order_acquire) == 0; });
   } else {
     win_wait(call, [&w] {
