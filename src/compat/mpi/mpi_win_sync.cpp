@@ -13,6 +13,20 @@
 
 namespace interlace::mpi {
 
+namespace {
+// A full barrier (stores before it are visible before loads after it). A locked
+// read-modify-write does that on x86 at a fraction of mfence's cost, which showed in
+// the 8-byte put+flush; elsewhere the standard fence.
+inline void full_fence() {
+#if defined(__x86_64__)
+  std::atomic<int> word{0};  // on the stack: no line shared between threads
+  word.fetch_or(0, std::memory_order_seq_cst);
+#else
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+}
+}  // namespace
+
 void win_raise_pending(WinObj& w) {
   if (!w.has_err.load(std::memory_order_acquire)) return;
   int cls;
@@ -39,7 +53,7 @@ void win_flush(const char* call, WinObj& w, int t) {
       return true;
     });
   }
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  full_fence();
   win_raise_pending(w);
 }
 
