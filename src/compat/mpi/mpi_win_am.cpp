@@ -152,8 +152,9 @@ void on_reply(pgas::Token&, void* buf, size_t nbytes, const AmArg* a, unsigned n
   if (nargs < 13) return;
   const auto op = static_cast<WinOp>(a[0]);
   const uint64_t cookie = join(a[4], a[5]);
-  if (op == WinOp::lock) {
-    reinterpret_cast<std::atomic<int>*>(cookie)->store(a[3] ? 1 : 2, std::memory_order_release);
+  if (op == WinOp::lock) {  // 1 granted, 2 denied (ask again), 3 no such window there
+    const int answer = a[3] == 1 ? 1 : a[3] == kNoWindow ? 3 : 2;
+    reinterpret_cast<std::atomic<int>*>(cookie)->store(answer, std::memory_order_release);
     return;
   }
   WinObj* w = win_find(static_cast<int>(a[1]));
@@ -325,6 +326,8 @@ bool win_send_lock(WinObj& w, MPI_Win h, int target, int type) {
   std::atomic<int> answer{0};
   send_request(w, h, WinOp::lock, target, reinterpret_cast<uint64_t>(&answer), static_cast<AmArg>(type), nullptr);
   win_wait("MPI_Win_lock", [&] { return answer.load(std::memory_order_acquire) != 0; });
+  if (answer.load() == 3)
+    raise(MPI_ERR_WIN, "target rank " + std::to_string(target) + " has no such window (freed?)");
   return answer.load() == 1;
 }
 
