@@ -83,12 +83,22 @@ void send_am(PgasState& s, int pe, uint8_t kind, unsigned handler, Category cat,
     if (rc != Errc::would_block)
       throw_error(rc, "pgas: message to PE " + std::to_string(pe) + " (" + errc_name(rc) + ")");
     // No room towards pe: progress (which serves our own incoming messages, so two
-    // PEs sending to each other cannot deadlock) until it drains.
+    // PEs sending to each other cannot deadlock) before retrying. The wait must
+    // progress at least once: "pe is not backlogged" is already true here (try_send
+    // queues nothing), so waiting for it returned at once and both PEs spun forever.
     std::vector<std::byte> keep;  // progress may run handlers that reuse t_frame
     keep.swap(t_frame);
-    const Errc w = ctx.wait_until([&] { return !ctx.backlogged(pe); },
-                                  Deadline::after(0.001));
-    (void)w;
+    bool moved;
+    {
+      std::lock_guard<engine::OptionalLock> g(ctx.lock());
+      moved = ctx.progress();
+    }
+    if (!moved) {
+      // Nothing moved: sleep in the fabric briefly (it wakes on arrival) instead of
+      // spinning, so a slow peer does not cost a core.
+      const Errc w = ctx.wait_until([] { return false; }, Deadline::after(0.0002));
+      (void)w;
+    }
     keep.swap(t_frame);
     if (ctx.peer_lost(pe)) throw_error(Errc::lost_peer, "pgas: PE " + std::to_string(pe) + " is lost");
   }

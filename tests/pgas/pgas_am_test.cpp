@@ -179,5 +179,37 @@ TEST_P(AmFabric, HandlerThatBlocksGetsAnError) {
   }, GetParam());
 }
 
+// Two PEs streaming medium requests at each other, whose handlers answer with medium
+// replies: the rings fill both ways, so a sender waiting for room must keep serving
+// what arrives (it once re-tried without progressing and both PEs waited forever).
+void on_echo(Token& t, void* buf, size_t nbytes, const AmArg*, unsigned, void* u) {
+  auto& s = *static_cast<Seen*>(u);
+  ++s.requests;
+  reply_medium(t, 134, buf, nbytes, {});
+}
+
+void on_echo_reply(Token&, void* buf, size_t nbytes, const AmArg*, unsigned, void* u) {
+  auto& s = *static_cast<Seen*>(u);
+  if (nbytes > 0 && static_cast<uint8_t*>(buf)[nbytes - 1] == 0x5a) ++s.replies;
+}
+
+TEST_P(AmFabric, MediumStreamsBothWaysDoNotDeadlock) {
+  run_ranks_as_threads(2, [](Runtime& rt) {
+    Pgas& p = Pgas::attach(rt, 1 << 20);
+    Seen seen;
+    register_handler(p, 133, on_echo, &seen);
+    register_handler(p, 134, on_echo_reply, &seen);
+    coll::barrier(rt.world());
+    std::vector<uint8_t> payload(p.max_medium(), 0x5a);
+    constexpr int kCount = 2000;  // several MiB each way: far beyond any ring
+    for (int k = 0; k < kCount; ++k)
+      request_medium(p, 1 - p.my_pe(), 133, payload.data(), payload.size(), {});
+    p.wait([&] { return seen.requests == kCount && seen.replies == kCount; });
+    EXPECT_EQ(seen.requests.load(), kCount);
+    EXPECT_EQ(seen.replies.load(), kCount);
+    coll::barrier(rt.world());
+  }, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Fabrics, AmFabric, ::testing::Values("shm", "tcp"));
 }  // namespace
