@@ -184,12 +184,15 @@ bool is_active(MPI_Request h) {
   return r && r->kind != Kind::persistent_inactive;
 }
 
+// Called for guard()'s argument, before guard takes the MPI lock: takes it itself.
 MPI_Comm comm_of_request(MPI_Request h) {
+  CallLock lock;
   const ReqObj* r = state().initialized ? state().requests.get(h) : nullptr;
   return r ? r->comm : MPI_COMM_NULL;
 }
 
 MPI_Comm comm_of_requests(int count, const MPI_Request* reqs) {
+  CallLock lock;
   for (int i = 0; reqs && i < count; ++i)
     if (MPI_Comm c = comm_of_request(reqs[i]); c != MPI_COMM_NULL) return c;
   return MPI_COMM_NULL;

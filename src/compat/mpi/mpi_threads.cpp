@@ -76,6 +76,9 @@ class Releaser final : public blocking::Listener {
     installed_ = true;
     prev_ = blocking::set_thread_listener(this);
   }
+  ~Releaser() override {
+    if (installed_) blocking::set_thread_listener(prev_);  // the thread is ending
+  }
   void on_block() noexcept override {
     saved_ = g_lock.release_all();
     if (prev_) prev_->on_block();
