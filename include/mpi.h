@@ -12,7 +12,7 @@
  *    WHAT" naming the bad values and aborts the job); MPI_ERRORS_RETURN via
  *    MPI_Comm_set_errhandler makes calls return an error code whose class is
  *    MPI_Error_class(code) and whose MPI_Error_string is that detailed message.
- *  - Threads: MPI_THREAD_SERIALIZED is the highest level provided.
+ *  - Threads: every level up to MPI_THREAD_MULTIPLE (docs/mpi.md, "Threads").
  */
 #ifndef INTERLACE_MPI_H
 #define INTERLACE_MPI_H

@@ -30,6 +30,8 @@ P2pEngine::P2pEngine(engine::Context& ctx)
   ctx.set_handler(fabric::kKindP2pData, &P2pEngine::on_data, this);
   ctx.set_handler(fabric::kKindP2pFin, &P2pEngine::on_fin, this);
   ctx.set_handler(fabric::kKindP2pCredit, &P2pEngine::on_credit, this);
+  ctx.set_handler(fabric::kKindP2pCancel, &P2pEngine::on_cancel, this);
+  ctx.set_handler(fabric::kKindP2pCancelAck, &P2pEngine::on_cancel_ack, this);
   ctx.add_peer_lost_listener(&P2pEngine::on_lost, this);
   ctx.add_progress_hook(&P2pEngine::push_chunks, this);
   ctx.add_comm_free_listener(&P2pEngine::on_comm_freed, this);
@@ -53,6 +55,7 @@ RequestImpl* P2pEngine::new_request(RequestImpl::Op op) {
   r->sbuf = nullptr;
   r->bytes = r->sent = 0;
   r->cookie = r->peer_cookie = 0;
+  r->cancel_asked = false;
   return r;
 }
 
@@ -239,6 +242,68 @@ bool P2pEngine::cancel(RequestImpl* r) {
   return true;
 }
 
+bool P2pEngine::cancel_send(RequestImpl* r) {
+  if (r->op != RequestImpl::Op::send || r->done) return false;
+  if (r->cancel_asked) return true;
+  // Only a send still waiting for its receiver (its cookie in the table, no CTS yet)
+  // can go back; a foreign (ZRLMPI) peer has no cancel on its wire.
+  if (r->cookie == 0 || find_cookie(r->cookie) != r || ctx_.foreign(r->peer)) return false;
+  FrameHeader h;
+  h.kind = fabric::kKindP2pCancel;
+  h.comm = r->comm_id;
+  h.aux = r->cookie;
+  if (ctx_.send_frame(r->peer, h, nullptr, 0) != Errc::ok) return false;  // lost: fails anyway
+  r->cancel_asked = true;
+  return true;
+}
+
+bool P2pEngine::claim(const CommState& c, int source_world, int tag, Unexpected* out, Status* st) {
+  CommQueues& q = queues(c.id);
+  for (auto it = q.unexpected.begin(); it != q.unexpected.end(); ++it) {
+    const Unexpected& u = *it;
+    const bool tag_ok = u.any_tag ? tag >= 0 || tag == ANY_TAG
+                                  : u.tag == tag || (tag == ANY_TAG && u.tag >= 0);
+    if ((source_world != ANY_SOURCE && u.src != source_world) || !tag_ok) continue;
+    *out = std::move(*it);
+    q.unexpected.erase(it);
+    if (out->any_tag) out->tag = tag == ANY_TAG ? 0 : tag;
+    out->any_tag = false;
+    const bool eager = out->kind == fabric::kKindP2pEager;
+    if (st) {
+      st->source = c.rank_of_world[out->src];
+      st->tag = out->tag;
+      st->bytes = eager ? out->data.size() : out->rts.bytes;
+      st->error = Errc::ok;
+      st->cancelled = false;
+    }
+    if (eager) {
+      unexpected_bytes_ -= charge(out->data.size());
+      return_credit(out->src, out->data.size());
+    }
+    return true;
+  }
+  if (source_world != ANY_SOURCE && ctx_.peer_lost(source_world))
+    throw_error(Errc::lost_peer, "mprobe: source world rank " + std::to_string(source_world) +
+                                     " is lost and sent no matching message");
+  if (source_world == ANY_SOURCE && all_others_lost(c))
+    throw_error(Errc::lost_peer, "mprobe: every other member of the communicator is lost");
+  return false;
+}
+
+void P2pEngine::start_recv_claimed(RequestImpl* r, Unexpected& u) {
+  r->peer = u.src;
+  r->tag = u.tag;
+  if (u.kind == fabric::kKindP2pEager) {
+    // Credit went back at the claim: copy without deliver_eager's return.
+    fill_source(r, u.src, u.tag, u.data.size());
+    if (!u.data.empty()) std::memcpy(r->buf, u.data.data(), std::min(u.data.size(), r->cap));
+    complete(r, u.data.size() > r->cap ? Errc::truncated : Errc::ok);
+    return;
+  }
+  if (ctx_.peer_lost(u.src)) return complete(r, Errc::lost_peer);
+  begin_rendezvous_recv(r, u.src, u.tag, u.rts);
+}
+
 Errc P2pEngine::wait(RequestImpl* r, Deadline d) {
   if (r->done) return Errc::ok;
   return ctx_.wait_until([r] { return r->done; }, d);
@@ -391,6 +456,43 @@ void P2pEngine::on_credit(void* self, const FrameHeader& h, const std::byte*) {
     return;
   }
   e->credit_[h.src] += static_cast<int64_t>(h.aux);
+}
+
+// Receiver side of a send cancel: drops the request-to-send if no receive took it yet.
+// Frames between two ranks arrive in order, so the RTS came before this, and a CTS or
+// FIN for a match already went out before the reply.
+void P2pEngine::on_cancel(void* self, const FrameHeader& h, const std::byte*) {
+  auto* e = static_cast<P2pEngine*>(self);
+  const int src = static_cast<int>(h.src);
+  uint8_t dropped = 0;
+  if (auto qi = e->queues_.find(h.comm); qi != e->queues_.end()) {
+    auto& un = qi->second.unexpected;
+    for (auto it = un.begin(); it != un.end(); ++it) {
+      if (it->kind != fabric::kKindP2pRts || it->src != src || it->rts.cookie != h.aux) continue;
+      un.erase(it);
+      dropped = 1;
+      break;
+    }
+  }
+  FrameHeader a;
+  a.kind = fabric::kKindP2pCancelAck;
+  a.comm = h.comm;
+  a.aux = h.aux;
+  a.flags = dropped;
+  e->ctx_.send_frame(src, a, nullptr, 0);  // a lost sender needs no answer
+}
+
+void P2pEngine::on_cancel_ack(void* self, const FrameHeader& h, const std::byte*) {
+  auto* e = static_cast<P2pEngine*>(self);
+  RequestImpl* r = e->find_cookie(h.aux);
+  // Not found: the receiver matched first and the send already completed (FIN or CTS
+  // came before this answer).
+  if (!r || r->op != RequestImpl::Op::send || static_cast<int>(h.src) != r->peer) return;
+  if (!(h.flags & 1)) return;  // matched: the transfer completes the send
+  e->take_cookie(h.aux);
+  r->status.cancelled = true;
+  e->complete(r, Errc::ok);
+  e->release(r);
 }
 
 void P2pEngine::on_lost(void* self, int peer) {

@@ -54,6 +54,7 @@ struct RequestImpl : engine::Completion {  // done: set when the operation finis
   size_t sent = 0;                  // bytes handed to the fabric (copying rendezvous)
   uint64_t cookie = 0;              // our id in the rendezvous tables
   uint64_t peer_cookie = 0;         // the receiver's id (copying rendezvous)
+  bool cancel_asked = false;        // a P2pCancel went to the receiver (send cancel)
 };
 
 struct Unexpected {
@@ -124,6 +125,18 @@ class P2pEngine {
   // probe would wait forever); models looking for stray messages pass false.
   bool probe(const CommState& c, int source_world, int tag, Status* st, bool raise_if_lost = true);
   bool cancel(RequestImpl* r);
+  // Send cancel: an unmatched rendezvous send asks its receiver to drop the
+  // request-to-send (P2pCancel); the reply (P2pCancelAck) completes it as cancelled, or
+  // the send completes normally if the receiver matched it first. Eager sends are done
+  // already. True when a cancel went out (or one already had).
+  bool cancel_send(RequestImpl* r);
+  // Matched probe (MPI_Mprobe): takes the first arrived message matching (comm, source,
+  // tag) out of matching, so that no other receive or probe can see it, into *out (its
+  // tag made concrete); fills *st. The message counts as matched: eager credit returns.
+  bool claim(const CommState& c, int source_world, int tag, Unexpected* out, Status* st);
+  // Receives a claimed message into r (buf/cap/comm set): an eager one at once, a
+  // rendezvous one by starting the transfer.
+  void start_recv_claimed(RequestImpl* r, Unexpected& u);
   // At finalize: operations still pending fail with Errc::finalized and the engine
   // drops its references (a pending receive would otherwise keep its communicator,
   // and through it the whole runtime, alive).
@@ -142,6 +155,8 @@ class P2pEngine {
   static void on_data(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_fin(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_credit(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_cancel(void* self, const fabric::FrameHeader& h, const std::byte* p);
+  static void on_cancel_ack(void* self, const fabric::FrameHeader& h, const std::byte* p);
   static void on_lost(void* self, int peer);
   static bool push_chunks(void* self);
   void purge_dead_comms();

@@ -112,10 +112,9 @@ bool Request::test(Status* status) {
 void Request::cancel() {
   if (!impl_ || impl_->done) return;
   check_usable(impl_);
-  if (impl_->op == RequestImpl::Op::send)
-    throw_error(Errc::unsupported, "cancel: sends cannot be cancelled (" + describe(impl_) + ")");
   std::lock_guard<engine::OptionalLock> g(impl_->eng->ctx().lock());
-  impl_->eng->cancel(impl_);
+  if (impl_->op == RequestImpl::Op::send) impl_->eng->cancel_send(impl_);
+  else impl_->eng->cancel(impl_);
 }
 
 void Request::wait_all(std::span<Request> reqs, Status* statuses) {

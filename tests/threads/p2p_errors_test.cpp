@@ -70,20 +70,6 @@ TEST(P2pErrors, FreedCommunicatorAndUseAfterFinalize) {
   });
 }
 
-TEST(P2pErrors, SendCannotBeCancelled) {
-  run_ranks_as_threads(2, [](Runtime& rt) {
-    Communicator w = rt.world();
-    std::vector<char> big(1 << 20);
-    if (w.rank() == 0) {
-      Request r = w.isend(big.data(), big.size(), Datatype::bytes, 1, 0);
-      expect_error(Errc::unsupported, "sends cannot be cancelled", [&] { r.cancel(); });
-      r.wait();
-    } else {
-      w.recv(big.data(), big.size(), Datatype::bytes, 0, 0);
-    }
-  });
-}
-
 }  // namespace
 
 namespace {

@@ -24,6 +24,8 @@ enum FrameKind : uint8_t {
   kKindP2pCredit = 7,  // receiver -> sender: eager credit returned; aux = bytes, no payload
   kKindRoute = 8,      // route layer (docs/routing-layer.md): flags = RouteOp; never reaches
                        // the engine. credit: seq = vc, aux = count; notices: aux = rank
+  kKindP2pCancel = 9,     // sender -> receiver: drop my unmatched rendezvous send; aux = sender cookie
+  kKindP2pCancelAck = 10, // receiver -> sender: aux = sender cookie; flags 1 = dropped, 0 = matched
   kKindEngineMax = 15,
   kKindCount = 128,
 };

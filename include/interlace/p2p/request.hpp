@@ -35,7 +35,9 @@ class Request {
   Status wait();
   bool test(Status* status = nullptr);
   // Cancels a receive that has not matched yet (then wait() returns status.cancelled).
-  // Sends cannot be cancelled: Errc::unsupported.
+  // A rendezvous send the receiver has not matched yet is withdrawn (one round trip:
+  // wait() then returns status.cancelled); a send already matched or sent eagerly
+  // completes normally, uncancelled.
   void cancel();
 
   // Without progressing or raising (for layers that wait on many requests at once):

@@ -30,9 +30,13 @@ MPI_Status wait_local(ReqObj r);
 // Drops every request (freed-but-running ones included) while the runtime still
 // exists: MPI_Finalize calls it before Runtime::finalize.
 void release_requests();
+void release_messages();  // claimed, never received messages (mpi_mprobe.cpp)
 // Finishes r's operation if it can (blocking when `block`): runs its on_complete and
 // stores its status (kind done). True once done or an inactive persistent request.
 bool settle(ReqObj& r, bool block);
+// Runs a generalized request's free_fn once, when its handle goes (a failure code lands
+// in st->MPI_ERROR when st is given and holds no error yet).
+void free_request_resources(ReqObj& r, MPI_Status* st);
 // Keeps a request freed while running until its operation completes.
 void orphan(ReqObj r);
 bool is_active(MPI_Request h);  // a live handle that is not an inactive persistent one

@@ -12,8 +12,18 @@ int MPI_Request_free(MPI_Request* request) {
     require_initialized("MPI_Request_free");
     if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
     ReqObj& r = req_obj(*request);
-    // A running operation still completes (MPI semantics): it finishes as an orphan.
-    if (r.kind == Kind::p2p || r.kind == Kind::coll) orphan(std::move(r));
+    if (r.kind == Kind::greq && !r.greq->done) {
+      // MPI_Grequest_complete still names this handle: it frees it then.
+      r.greq->released = true;
+      *request = MPI_REQUEST_NULL;
+      return;
+    }
+    // A running operation still completes (MPI semantics): it finishes as an orphan;
+    // a generalized request's free_fn then runs once it is completed.
+    if (r.kind == Kind::p2p || r.kind == Kind::coll || r.kind == Kind::part_wait)
+      orphan(std::move(r));
+    else
+      free_request_resources(r, nullptr);
     state().requests.remove(*request);
     *request = MPI_REQUEST_NULL;
   });
@@ -40,10 +50,19 @@ int MPI_Cancel(MPI_Request* request) {
     if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
     ReqObj& r = req_obj(*request);
     if (r.kind == Kind::coll) raise(MPI_ERR_REQUEST, "a collective request cannot be cancelled");
-    // Only unmatched receives can be cancelled; a send cancel is a no-op (the send
-    // completes normally and MPI_Test_cancelled reports false), as MPI allows.
-    if (r.kind == Kind::p2p && r.p2p.is_receive())
-      r.p2p.cancel();
+    if (r.kind == Kind::greq) {
+      // MPI: cancel_fn learns whether MPI_Grequest_complete already ran.
+      GreqState& g = *r.greq;
+      if (g.cancel) {
+        const int rc = g.cancel(g.extra, g.done ? 1 : 0);
+        if (rc != MPI_SUCCESS) raise_code(rc);
+      }
+      return;
+    }
+    // An unmatched receive, or rendezvous send, is withdrawn (the wait then reports
+    // cancelled); a matched or eager send completes normally, uncancelled, as MPI
+    // allows. Isendrecv's pair is not cancelled (either half may have matched).
+    if (r.kind == Kind::p2p && r.also.empty()) r.p2p.cancel();
   });
 }
 

@@ -73,7 +73,7 @@ void init(int required, int* provided) {
   register_predefined_types(s);
   register_predefined_ops(s);
   attr_register_predefined(AttrKind::comm, comm_predefined_attr);
-  s.thread_level = std::clamp(required, MPI_THREAD_SINGLE, MPI_THREAD_SERIALIZED);
+  s.thread_level = grant_thread_level(required);
   if (provided) *provided = s.thread_level;
   g_main_thread = std::this_thread::get_id();
   s.initialized = true;

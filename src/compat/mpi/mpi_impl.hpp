@@ -7,6 +7,7 @@
 //   mpi_inter*.cpp   intercommunicators; mpi_comm_ext.cpp create_group, idup, split_type
 // One MPI process is one interlace rank; the state is process-wide.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,7 @@
 #include "interlace/coll/schedule.hpp"
 #include "interlace/core/datatype.hpp"
 #include "interlace/core/error.hpp"
+#include "interlace/engine/completion.hpp"
 #include "interlace/p2p/communicator.hpp"
 #include "interlace/p2p/request.hpp"
 #include "mpi.h"
@@ -150,13 +152,31 @@ struct OpObj {
   MPI_User_function* user = nullptr;
 };
 
+// A generalized request (MPI_Grequest_start): done once MPI_Grequest_complete ran, so
+// that waits (any mix of requests, released MPI lock included) treat it like the rest.
+struct GreqState : engine::Completion {
+  MPI_Grequest_query_function* query = nullptr;
+  MPI_Grequest_free_function* free_fn = nullptr;
+  MPI_Grequest_cancel_function* cancel = nullptr;
+  void* extra = nullptr;
+  bool freed = false;              // free_fn ran
+  bool released = false;           // MPI_Request_free came first: the handle stays until
+                                   // MPI_Grequest_complete, which then frees it
+};
+
 // A request the MPI layer hands out: one of several kinds of pending work, plus what
 // to do when it completes (unpack a received derived type, release a temp buffer...).
+// part_wait: a started partitioned send waiting for MPI_Pready of every partition
+// (mpi_part.cpp), after which it becomes kind p2p.
 struct ReqObj {
-  enum class Kind { p2p, coll, done, persistent_inactive };
+  enum class Kind { p2p, coll, done, persistent_inactive, greq, part_wait };
   Kind kind = Kind::done;
   Request p2p;                     // kind p2p
+  std::vector<Request> also;       // kind p2p: more operations of the same request
+                                   // (MPI_Isendrecv's send); done when all are
   coll::Request coll;              // kind coll
+  std::shared_ptr<GreqState> greq; // kind greq
+  std::shared_ptr<engine::Completion> part;  // partitioned state (mpi_part.cpp)
   MPI_Status status{};             // kind done: the final status
   // Runs once when the operation completes, before the status is reported (it may
   // fill in the status, e.g. the receive count of an unpacked message).
@@ -205,8 +225,26 @@ int error_class_of(Errc e) noexcept;  // interlace error -> MPI error class
 // A template, not std::function: the body's captures would not fit std::function's
 // inline buffer, and a heap allocation per MPI call showed in the 8 B latency.
 int fail_current(const char* call, MPI_Comm comm);  // the exception in flight -> code
+// MPI_THREAD_MULTIPLE (mpi_threads.cpp): every call holds one process-wide MPI lock
+// (recursive: callbacks may call MPI); a thread that waits in the engine for long
+// lets go of it meanwhile, so threads in blocking calls do not starve each other.
+// Below MULTIPLE the lock is never taken: one relaxed load per call.
+extern std::atomic<bool> g_thread_multiple;
+void mpi_lock();
+void mpi_unlock();
+struct CallLock {
+  bool held = g_thread_multiple.load(std::memory_order_relaxed);
+  CallLock() { if (held) mpi_lock(); }
+  ~CallLock() { if (held) mpi_unlock(); }
+  CallLock(const CallLock&) = delete;
+  CallLock& operator=(const CallLock&) = delete;
+};
+// MPI_Init_thread: the level granted for `required` (switches the lock on for MULTIPLE).
+int grant_thread_level(int required);
+
 template <class Body>
 inline int guard(const char* call, MPI_Comm comm, Body&& body) {
+  CallLock lock;
   try {
     body();
     return MPI_SUCCESS;

@@ -2,18 +2,16 @@
 // directly, derived types through a packed copy (pack_view / unpack_view).
 #include <deque>
 
-#include "compat/mpi/mpi_core.hpp"
+#include <climits>
+
+#include "compat/mpi/mpi_p2p.hpp"
 #include "interlace/engine/context.hpp"
 
 namespace interlace::mpi {
-namespace {
 
 using Kind = ReqObj::Kind;
 
-struct Checked {
-  const Communicator* c;
-  const TypeObj* t;
-};
+namespace {
 
 // ZRLMPI counts 32-bit words and knows MPI_INT and MPI_FLOAT (docs/zrlmpi.md): a
 // message to one of its nodes must consist of 4-byte elements.
@@ -27,64 +25,6 @@ void check_zrlmpi_type(const Communicator& c, int dest, const TypeObj& t) {
   raise(MPI_ERR_TYPE, "datatype " + t.name + " cannot go to rank " + std::to_string(dest) + " (world rank " +
                           std::to_string(w) + "), a ZRLMPI node: only 4-byte types (MPI_INT, MPI_FLOAT, ...) "
                           "reach it, as ZRLMPI counts 32-bit words");
-}
-
-Checked check_send(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  const Communicator& c = comm_of(comm);
-  check_count(count, "count");
-  const TypeObj& t = type_obj(dt);
-  check_peer(c, dest, "dest", false);
-  check_tag(tag, false);
-  if (dest != MPI_PROC_NULL) check_zrlmpi_type(c, dest, t);
-  return {&c, &t};
-}
-
-Checked check_recv(int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
-  const Communicator& c = comm_of(comm);
-  check_count(count, "count");
-  const TypeObj& t = type_obj(dt);
-  check_peer(c, source, "source", true);
-  check_tag(tag, true);
-  return {&c, &t};
-}
-
-ReqObj start_send(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                  bool sync) {
-  Checked k = check_send(count, dt, dest, tag, comm);
-  Packed p = pack_view(buf, count, *k.t);
-  ReqObj r;
-  r.kind = Kind::p2p;
-  r.comm = comm;
-  r.p2p = sync ? k.c->issend(p.data, p.bytes, Datatype::bytes, dest, tag)
-               : k.c->isend(p.data, p.bytes, Datatype::bytes, dest, tag);
-  r.keep = p.tmp;
-  return r;
-}
-
-ReqObj start_recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
-  Checked k = check_recv(count, dt, source, tag, comm);
-  ReqObj r;
-  r.kind = Kind::p2p;
-  r.comm = comm;
-  if (k.t->contiguous()) {  // straight into the user's buffer
-    r.p2p = k.c->irecv(buf, data_bytes(*k.t, count), Datatype::bytes, source, tag);
-    return r;
-  }
-  // A copy of the type: the user may free the datatype before the receive completes.
-  auto type = std::make_shared<TypeObj>(*k.t);
-  Unpacked u = unpack_view(buf, count, *type);
-  r.p2p = k.c->irecv(u.data, u.bytes, Datatype::bytes, source, tag);
-  if (u.tmp) {
-    r.on_complete = [u, type](MPI_Status& st) { u.finish(static_cast<size_t>(st.il_bytes)); };
-    r.keep = u.tmp;
-  }
-  return r;
-}
-
-void finish_blocking(ReqObj r, MPI_Status* status) {
-  MPI_Status st = wait_local(std::move(r));
-  if (status) *status = st;
-  if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
 }
 
 // ---- buffered sends: copies sent eagerly, charged against the attached buffer ----------
@@ -111,13 +51,93 @@ void reap_buffered() {
   }
 }
 
-void bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  Checked k = check_send(count, dt, dest, tag, comm);
+}  // namespace
+
+Checked check_send(int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
+  const Communicator& c = comm_of(comm);
+  check_count(count, "count");
+  const TypeObj& t = type_obj(dt);
+  check_peer(c, dest, "dest", false);
+  check_tag(tag, false);
+  if (dest != MPI_PROC_NULL) check_zrlmpi_type(c, dest, t);
+  return {&c, &t};
+}
+
+Checked check_recv(int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+  const Communicator& c = comm_of(comm);
+  check_count(count, "count");
+  const TypeObj& t = type_obj(dt);
+  check_peer(c, source, "source", true);
+  check_tag(tag, true);
+  return {&c, &t};
+}
+
+int narrow_count(MPI_Count n, const char* what) {
+  if (n < 0) raise(MPI_ERR_COUNT, std::string(what) + " " + std::to_string(n) + " is negative");
+  if (n > INT_MAX)
+    raise(MPI_ERR_COUNT, std::string(what) + " " + std::to_string(n) +
+                             " is above what interlace's MPI carries (" + std::to_string(INT_MAX) + ")");
+  return static_cast<int>(n);
+}
+
+void check_out(const void* p, const char* name) {
+  if (!p) raise(MPI_ERR_ARG, std::string(name) + " is a null pointer");
+}
+
+ReqObj start_send(const void* buf, int count, const TypeObj& t, int dest, int tag, MPI_Comm comm,
+                  bool sync) {
+  const Communicator& c = comm_of(comm);
+  Packed p = pack_view(buf, count, t);
+  ReqObj r;
+  r.kind = Kind::p2p;
+  r.comm = comm;
+  r.p2p = sync ? c.issend(p.data, p.bytes, Datatype::bytes, dest, tag)
+               : c.isend(p.data, p.bytes, Datatype::bytes, dest, tag);
+  r.keep = p.tmp;
+  return r;
+}
+
+ReqObj start_recv(void* buf, int count, const TypeObj& t, int source, int tag, MPI_Comm comm) {
+  const Communicator& c = comm_of(comm);
+  ReqObj r;
+  r.kind = Kind::p2p;
+  r.comm = comm;
+  if (t.contiguous()) {  // straight into the user's buffer
+    r.p2p = c.irecv(buf, data_bytes(t, count), Datatype::bytes, source, tag);
+    return r;
+  }
+  // A copy of the type: the user may free the datatype before the receive completes.
+  auto type = std::make_shared<TypeObj>(t);
+  Unpacked u = unpack_view(buf, count, *type);
+  r.p2p = c.irecv(u.data, u.bytes, Datatype::bytes, source, tag);
+  if (u.tmp) {
+    r.on_complete = [u, type](MPI_Status& st) { u.finish(static_cast<size_t>(st.il_bytes)); };
+    r.keep = u.tmp;
+  }
+  return r;
+}
+
+ReqObj done_request(MPI_Comm comm) {
+  ReqObj r;
+  r.kind = Kind::done;
+  r.comm = comm;
+  empty_status(&r.status);
+  return r;
+}
+
+void finish_blocking(ReqObj r, MPI_Status* status) {
+  MPI_Status st = wait_local(std::move(r));
+  if (status) *status = st;
+  if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
+}
+
+void bsend(const void* buf, int count, const TypeObj& t, int dest, int tag, MPI_Comm comm) {
   if (dest == MPI_PROC_NULL) return;
+  const Communicator& c = comm_of(comm);
   State& s = state();
   if (!s.bsend_buf) raise(MPI_ERR_BUFFER, "no buffer is attached (call MPI_Buffer_attach)");
   reap_buffered();
-  const size_t bytes = data_bytes(*k.t, count);
+  const size_t bytes = data_bytes(t, count);
   const size_t charge = bytes + MPI_BSEND_OVERHEAD;
   const size_t total = static_cast<size_t>(s.bsend_size);
   if (g_buffer_used + charge > total)
@@ -127,8 +147,8 @@ void bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_C
                               std::to_string(total - g_buffer_used) + " of " +
                               std::to_string(total) + " bytes are free");
   auto copy = std::make_shared<std::vector<std::byte>>(bytes);
-  pack(buf, count, *k.t, copy->data());
-  Request r = k.c->isend(copy->data(), bytes, Datatype::bytes, dest, tag);
+  pack(buf, count, t, copy->data());
+  Request r = c.isend(copy->data(), bytes, Datatype::bytes, dest, tag);
   g_buffered.push_back(Buffered{std::move(r), charge, std::move(copy)});
   g_buffer_used += charge;
 }
@@ -145,15 +165,10 @@ MPI_Request persistent(std::function<ReqObj()> make, MPI_Comm comm) {
     self.p2p = std::move(fresh.p2p);
     self.keep = std::move(fresh.keep);
     self.on_complete = std::move(fresh.on_complete);
+    self.status = fresh.status;
   };
   return new_request(std::move(r));
 }
-
-void check_out(void* p, const char* name) {
-  if (!p) raise(MPI_ERR_ARG, std::string(name) + " is a null pointer");
-}
-
-}  // namespace
 
 void drain_buffered_sends() {
   for (Buffered& b : g_buffered) {
@@ -200,13 +215,17 @@ int MPI_Ssend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MP
 }
 
 int MPI_Bsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm) {
-  return guard("MPI_Bsend", comm, [&] { bsend(buf, count, dt, dest, tag, comm); });
+  return guard("MPI_Bsend", comm, [&] {
+    Checked k = check_send(count, dt, dest, tag, comm);
+    bsend(buf, count, *k.t, dest, tag, comm);
+  });
 }
 
 int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
              MPI_Status* status) {
   return guard("MPI_Recv", comm, [&] {
-    finish_blocking(start_recv(buf, count, dt, source, tag, comm), status);
+    Checked k = check_recv(count, dt, source, tag, comm);
+    finish_blocking(start_recv(buf, count, *k.t, source, tag, comm), status);
   });
 }
 
@@ -214,7 +233,8 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MP
               MPI_Request* request) {
   return guard("MPI_Isend", comm, [&] {
     check_out(request, "request");
-    *request = new_request(start_send(buf, count, dt, dest, tag, comm, false));
+    Checked k = check_send(count, dt, dest, tag, comm);
+    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, false));
   });
 }
 
@@ -222,7 +242,8 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, M
                MPI_Request* request) {
   return guard("MPI_Irsend", comm, [&] {
     check_out(request, "request");
-    *request = new_request(start_send(buf, count, dt, dest, tag, comm, false));
+    Checked k = check_send(count, dt, dest, tag, comm);
+    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, false));
   });
 }
 
@@ -230,7 +251,8 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, M
                MPI_Request* request) {
   return guard("MPI_Issend", comm, [&] {
     check_out(request, "request");
-    *request = new_request(start_send(buf, count, dt, dest, tag, comm, true));
+    Checked k = check_send(count, dt, dest, tag, comm);
+    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, true));
   });
 }
 
@@ -238,12 +260,9 @@ int MPI_Ibsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, M
                MPI_Request* request) {
   return guard("MPI_Ibsend", comm, [&] {
     check_out(request, "request");
-    bsend(buf, count, dt, dest, tag, comm);
-    ReqObj r;  // the data is in the buffer: the request is complete
-    r.kind = Kind::done;
-    r.comm = comm;
-    empty_status(&r.status);
-    *request = new_request(std::move(r));
+    Checked k = check_send(count, dt, dest, tag, comm);
+    bsend(buf, count, *k.t, dest, tag, comm);
+    *request = new_request(done_request(comm));  // the data is in the buffer: complete
   });
 }
 
@@ -251,7 +270,8 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
               MPI_Request* request) {
   return guard("MPI_Irecv", comm, [&] {
     check_out(request, "request");
-    *request = new_request(start_recv(buf, count, dt, source, tag, comm));
+    Checked k = check_recv(count, dt, source, tag, comm);
+    *request = new_request(start_recv(buf, count, *k.t, source, tag, comm));
   });
 }
 
@@ -259,9 +279,10 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  void* recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
                  MPI_Comm comm, MPI_Status* status) {
   return guard("MPI_Sendrecv", comm, [&] {
-    check_recv(recvcount, recvtype, source, recvtag, comm);
-    ReqObj send = start_send(sendbuf, sendcount, sendtype, dest, sendtag, comm, false);
-    MPI_Status st = wait_local(start_recv(recvbuf, recvcount, recvtype, source, recvtag, comm));
+    Checked rk = check_recv(recvcount, recvtype, source, recvtag, comm);
+    Checked sk = check_send(sendcount, sendtype, dest, sendtag, comm);
+    ReqObj send = start_send(sendbuf, sendcount, *sk.t, dest, sendtag, comm, false);
+    MPI_Status st = wait_local(start_recv(recvbuf, recvcount, *rk.t, source, recvtag, comm));
     MPI_Status sent = wait_local(std::move(send));
     if (status) *status = st;
     if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
@@ -282,7 +303,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int se
     send.comm = comm;
     send.p2p = k.c->isend(copy->data(), copy->size(), Datatype::bytes, dest, sendtag);
     send.keep = copy;
-    MPI_Status st = wait_local(start_recv(buf, count, dt, source, recvtag, comm));
+    MPI_Status st = wait_local(start_recv(buf, count, *k.t, source, recvtag, comm));
     MPI_Status sent = wait_local(std::move(send));
     if (status) *status = st;
     if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
@@ -322,9 +343,9 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag
                   MPI_Request* request) {
   return guard("MPI_Send_init", comm, [&] {
     check_out(request, "request");
-    check_send(count, dt, dest, tag, comm);
+    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
     *request = persistent(
-        [=] { return start_send(buf, count, dt, dest, tag, comm, false); }, comm);
+        [=] { return start_send(buf, count, *t, dest, tag, comm, false); }, comm);
   });
 }
 
@@ -332,9 +353,9 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int ta
                    MPI_Request* request) {
   return guard("MPI_Ssend_init", comm, [&] {
     check_out(request, "request");
-    check_send(count, dt, dest, tag, comm);
+    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
     *request = persistent(
-        [=] { return start_send(buf, count, dt, dest, tag, comm, true); }, comm);
+        [=] { return start_send(buf, count, *t, dest, tag, comm, true); }, comm);
   });
 }
 
@@ -342,8 +363,8 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MP
                   MPI_Request* request) {
   return guard("MPI_Recv_init", comm, [&] {
     check_out(request, "request");
-    check_recv(count, dt, source, tag, comm);
-    *request = persistent([=] { return start_recv(buf, count, dt, source, tag, comm); }, comm);
+    auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
+    *request = persistent([=] { return start_recv(buf, count, *t, source, tag, comm); }, comm);
   });
 }
 

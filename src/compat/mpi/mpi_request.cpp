@@ -19,7 +19,10 @@ std::deque<ReqObj> g_orphans;
 
 void reap_orphans() {
   for (auto it = g_orphans.begin(); it != g_orphans.end();) {
-    if (settle(*it, false)) it = g_orphans.erase(it);
+    if (settle(*it, false)) {
+      free_request_resources(*it, nullptr);
+      it = g_orphans.erase(it);
+    }
     else ++it;
   }
 }
@@ -32,17 +35,81 @@ MPI_Status empty() {
 
 }  // namespace
 
+namespace {
+
+// Waits, within INTERLACE_TIMEOUT, for a completion the engine does not drive by itself
+// (a generalized request, partitions marked ready by other threads).
+void wait_completion(engine::Completion* c, const char* what) {
+  engine::Context& ctx = state().rt.context();
+  const double limit = ctx.config().op_timeout_s;
+  engine::Completion* set[] = {c};
+  Errc rc = ctx.wait_for(set, true, Deadline::after(limit));
+  if (rc == Errc::timeout)
+    raise(MPI_ERR_TIMEOUT, std::string(what) + " did not complete within " + std::to_string(limit) +
+                               " s (INTERLACE_TIMEOUT)");
+  if (rc != Errc::ok) throw_error(rc, std::string(what) + ": wait failed");
+}
+
+// A generalized request can only be completed by another thread calling
+// MPI_Grequest_complete during the wait: below MPI_THREAD_MULTIPLE none may.
+void require_other_threads(const char* what) {
+  if (state().thread_level < MPI_THREAD_MULTIPLE)
+    raise(MPI_ERR_REQUEST, std::string(what) + " is not complete, and without MPI_THREAD_MULTIPLE "
+                           "no other thread may complete it during this wait");
+}
+
+// Kind p2p: the main request and every `also` one, blocking or not.
+bool settle_p2p(ReqObj& r, bool block) {
+  if (block) {
+    r.p2p.wait();
+    for (Request& q : r.also) q.wait();
+    return true;
+  }
+  bool all = r.p2p.test();
+  for (Request& q : r.also) all = q.test() && all;
+  return all;
+}
+
+void settle_greq(ReqObj& r) {
+  GreqState& g = *r.greq;
+  r.status.MPI_SOURCE = MPI_ANY_SOURCE;
+  r.status.MPI_TAG = MPI_ANY_TAG;
+  r.status.MPI_ERROR = MPI_SUCCESS;
+  r.status.il_cancelled = 0;
+  r.status.il_bytes = 0;
+  const int rc = g.query ? g.query(g.extra, &r.status) : MPI_SUCCESS;
+  if (rc != MPI_SUCCESS) raise_code(rc);
+}
+
+}  // namespace
+
 // Finishes r's operation if it can (blocking when `block`); true once r is kind done
 // or an inactive persistent request.
 bool settle(ReqObj& r, bool block) {
   if (r.kind == Kind::done || r.kind == Kind::persistent_inactive) return true;
   int cls = MPI_SUCCESS;
   std::string msg;
+  bool greq_status = false;
   try {
-    if (r.kind == Kind::p2p) {
-      if (block) r.p2p.wait();
-      else if (!r.p2p.test()) return false;
-    } else {
+    if (r.kind == Kind::part_wait) {
+      if (!r.part->done && !block) return false;
+      if (!r.part->done) {
+        require_other_threads("partitioned send (partitions not all marked by MPI_Pready)");
+        wait_completion(r.part.get(), "a partitioned send waiting for MPI_Pready");
+      }
+      // The last MPI_Pready started the transfer and made the request kind p2p.
+    }
+    if (r.kind == Kind::greq) {
+      if (!r.greq->done && !block) return false;
+      if (!r.greq->done) {
+        require_other_threads("generalized request");
+        wait_completion(r.greq.get(), "a generalized request");
+      }
+      greq_status = true;
+      settle_greq(r);
+    } else if (r.kind == Kind::p2p) {
+      if (!settle_p2p(r, block)) return false;
+    } else if (r.kind == Kind::coll) {
       if (block) r.coll.wait();
       else if (!r.coll.test()) return false;
     }
@@ -56,7 +123,9 @@ bool settle(ReqObj& r, bool block) {
     cls = MPI_ERR_NO_MEM;
     msg = "out of memory";
   }
-  if (r.kind == Kind::p2p && !r.p2p.is_null()) {
+  if (greq_status) {
+    // query_fn filled the status.
+  } else if (r.kind == Kind::p2p && !r.p2p.is_null()) {
     // The engine's status is kept even when wait() raised (e.g. truncation: source, tag).
     to_mpi_status(r.p2p.status(), &r.status);
   } else {
@@ -75,10 +144,20 @@ bool settle(ReqObj& r, bool block) {
   if (cls != MPI_SUCCESS) r.status.MPI_ERROR = make_error_code(cls, msg);
   r.kind = Kind::done;
   r.p2p = Request{};
+  r.also.clear();
   r.coll = coll::Request{};
   r.on_complete = nullptr;
   r.keep.reset();
   return true;
+}
+
+// The generalized request's free_fn, once (a failure becomes the status's error).
+void free_request_resources(ReqObj& r, MPI_Status* st) {
+  if (!r.greq || r.greq->freed) return;
+  r.greq->freed = true;
+  if (!r.greq->free_fn) return;
+  const int rc = r.greq->free_fn(r.greq->extra);
+  if (rc != MPI_SUCCESS && st && st->MPI_ERROR == MPI_SUCCESS) st->MPI_ERROR = rc;
 }
 
 namespace {
@@ -91,6 +170,7 @@ MPI_Status consume(MPI_Request* handle) {
     r.kind = Kind::persistent_inactive;
     r.status = empty();
   } else {
+    free_request_resources(r, &st);
     state().requests.remove(*handle);
     *handle = MPI_REQUEST_NULL;
   }
@@ -104,12 +184,15 @@ bool is_active(MPI_Request h) {
   return r && r->kind != Kind::persistent_inactive;
 }
 
+// Called for guard()'s argument, before guard takes the MPI lock: takes it itself.
 MPI_Comm comm_of_request(MPI_Request h) {
+  CallLock lock;
   const ReqObj* r = state().initialized ? state().requests.get(h) : nullptr;
   return r ? r->comm : MPI_COMM_NULL;
 }
 
 MPI_Comm comm_of_requests(int count, const MPI_Request* reqs) {
+  CallLock lock;
   for (int i = 0; reqs && i < count; ++i)
     if (MPI_Comm c = comm_of_request(reqs[i]); c != MPI_COMM_NULL) return c;
   return MPI_COMM_NULL;
@@ -123,6 +206,21 @@ void check_requests(int count, const MPI_Request* reqs) {
 }
 
 namespace {
+
+// What a wait on r waits for next (null: nothing, it is ready to settle).
+engine::Completion* pending_completion(ReqObj& r) {
+  switch (r.kind) {
+    case Kind::p2p:
+      if (!r.p2p.done()) return r.p2p.completion();
+      for (Request& q : r.also)
+        if (!q.done()) return q.completion();
+      return nullptr;
+    case Kind::coll: return r.coll.completion();
+    case Kind::greq: return r.greq.get();
+    case Kind::part_wait: return r.part.get();
+    default: return nullptr;
+  }
+}
 
 // Blocks until one of the active, unsettled requests has completed: one engine wait
 // over their completion records, whatever model each belongs to.
@@ -141,8 +239,7 @@ void block_until_any(int count, const MPI_Request* reqs) {
   }
   std::vector<engine::Completion*> set;
   set.reserve(pending.size());
-  for (ReqObj* r : pending)
-    set.push_back(r->kind == Kind::p2p ? r->p2p.completion() : r->coll.completion());
+  for (ReqObj* r : pending) set.push_back(pending_completion(*r));
   engine::Context& ctx = state().rt.context();
   const double limit = ctx.config().op_timeout_s;
   Errc rc = ctx.wait_for(set, true, Deadline::after(limit));
@@ -205,6 +302,7 @@ void release_requests() {
   reap_orphans();  // what finished gets its on_complete; the rest is abandoned
   g_orphans.clear();
   state().requests.clear();
+  release_messages();
 }
 
 MPI_Request new_request(ReqObj r) {
