@@ -7,7 +7,7 @@
 test_packaging.py builds a C++ program with them in the ordinary environment."""
 from __future__ import annotations
 
-import os
+import json
 import shlex
 import subprocess
 import sys
@@ -136,6 +136,16 @@ def test_showme_is_the_python_command(compiler, use_prefix, monkeypatch):
             assert r.stdout == " ".join(map(shlex.quote, py)) + "\n", (name, args)
             links = not NO_LINK.intersection(args)
             assert ("-linterlace" in shlex.split(r.stdout)) == links, (name, args)
+
+
+def test_arguments_reach_the_compiler_unchanged(tmp_path):
+    echo = tmp_path / "echo_args.py"
+    echo.write_text("import json, sys\nprint(json.dumps(sys.argv[1:]))\n")
+    args = ["-c", "$HOME", "*.c", "it's", "", "a b", "x\ny", "`true`", "-DX=\"q\""]
+    env = launcher_env(INTERLACE_CC=f"{shlex.quote(sys.executable)} {shlex.quote(str(echo))}")
+    r = run([installed_script("interlace-cc"), *args], env, tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout) == [f"-I{_paths.includedir()}", "-pthread", *args]
 
 
 def test_wrapper_found_through_a_symlink(tmp_path):
