@@ -11,6 +11,7 @@ import json
 import shlex
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,51 @@ def test_interlace_cc_builds_mpi_program_in_pip_isolated_build(tmp_path):
     for prog in ("./hello", "./hello2"):
         r = run([prog], env, tmp_path)
         assert r.returncode == 0 and r.stdout.strip() == "size 1", r.stdout + r.stderr
+
+
+# A PEP 517 backend of the project's own (no requirements, so pip needs no index)
+# that builds with $MPICC the way setuptools-based packages such as mpi4py do.
+BACKEND = """
+import os, subprocess, zipfile
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+def build_wheel(wheel_directory, config_settings=None, metadata_directory=None):
+    cc = os.environ["MPICC"]
+    subprocess.run([cc, "-c", "hello.c", "-o", "hello.o"], cwd=HERE, check=True)
+    subprocess.run([cc, "hello.o", "-o", "hello"], cwd=HERE, check=True)
+    out = subprocess.run(["./hello"], cwd=HERE, check=True, capture_output=True, text=True)
+    name = "mpicc_probe-0.0.0-py3-none-any.whl"
+    info = "mpicc_probe-0.0.0.dist-info/"
+    with zipfile.ZipFile(os.path.join(wheel_directory, name), "w") as z:
+        z.writestr(info + "METADATA", "Metadata-Version: 2.1\\nName: mpicc_probe\\nVersion: 0.0.0\\n")
+        z.writestr(info + "WHEEL", "Wheel-Version: 1.0\\nGenerator: test\\nRoot-Is-Purelib: true\\n"
+                   "Tag: py3-none-any\\n")
+        z.writestr("mpicc_probe_output.txt", out.stdout)
+        z.writestr(info + "RECORD", "")
+    return name
+"""
+
+
+def test_real_pip_isolated_build_with_mpicc_interlace_cc(tmp_path):
+    """MPICC=interlace-cc pip wheel <project>, with pip's own build isolation."""
+    if subprocess.run([sys.executable, "-m", "pip", "--version"], capture_output=True).returncode:
+        pytest.skip("pip is not available to this Python")
+    src = tmp_path / "probe"
+    src.mkdir()
+    (src / "pyproject.toml").write_text('[build-system]\nrequires = []\n'
+                                        'build-backend = "backend"\nbackend-path = ["."]\n')
+    (src / "backend.py").write_text(BACKEND)
+    (src / "hello.c").write_text(MPI_PROGRAM)
+    env = launcher_env(MPICC=installed_script("interlace-cc"), PIP_NO_INDEX="1",
+                       PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("LD_LIBRARY_PATH", None)
+    env.pop("PYTHONPATH", None)
+    r = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-w", str(tmp_path / "out"),
+             str(src)], env, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    (whl,) = (tmp_path / "out").glob("mpicc_probe-*.whl")
+    with zipfile.ZipFile(whl) as z:
+        assert z.read("mpicc_probe_output.txt").decode().strip() == "size 1"
 
 
 @pytest.mark.parametrize("name", sorted(NAMES))
