@@ -41,3 +41,5 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/interlace.pc.in
   ${PROJECT_BINARY_DIR}/interlace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/interlace.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+
+include(${CMAKE_CURRENT_LIST_DIR}/wrappers.cmake)

@@ -246,7 +246,7 @@ def _cc(args: list[str]) -> list[str]:
     from . import _paths, wrappers
     try:
         return wrappers.command("cc", args)
-    except _paths.NotInstalledError as e:
+    except (_paths.NotInstalledError, wrappers.BadCompilerError) as e:
         raise BuildError(f"interlace run: cannot build with interlace-cc: {e}") from None
 
 

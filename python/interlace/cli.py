@@ -113,7 +113,7 @@ TOOL_VARIABLES = {
     "INTERLACE_THREADS_FABRIC": "tests only: the fabric of run_ranks_as_threads in place of shm",
     "INTERLACE_CC": "C compiler of interlace-cc (default cc)",
     "INTERLACE_CXX": "C++ compiler of interlace-c++ (default c++)",
-    "INTERLACE_PREFIX": "install prefix interlace config reports (default: this environment's)",
+    "INTERLACE_PREFIX": "install prefix of interlace config and the compiler wrappers",
 }
 
 

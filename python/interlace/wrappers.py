@@ -5,6 +5,13 @@ They run the real compiler (INTERLACE_CC / INTERLACE_CXX, else cc / c++) with
 interlace's include path, library path, run-time path and library added, so
 `interlace-c++ app.cpp -o app` builds a program that runs without
 LD_LIBRARY_PATH. `--showme` prints the command instead of running it.
+
+The installed commands are sh scripts generated from
+cmake/compiler-wrapper.sh.in, which needs no Python (pip's isolated builds
+hide this package from the Python that installed it). This module builds the
+same command for `interlace cluster` and for running a source tree's wrapper
+(`python -c "from interlace.wrappers import main_cc; main_cc()"`);
+tests/python/test_wrappers.py checks that the two agree.
 """
 from __future__ import annotations
 
@@ -19,13 +26,20 @@ from . import _paths
 _NO_LINK = {"-c", "-E", "-S", "-M", "-MM", "-fsyntax-only"}
 
 
+class BadCompilerError(ValueError):
+    pass
+
+
 def command(lang: str, args: list[str]) -> list[str]:
-    if lang == "c++":
-        compiler = os.environ.get("INTERLACE_CXX", "c++")
-    else:
-        compiler = os.environ.get("INTERLACE_CC", "cc")
+    var, default = ("INTERLACE_CXX", "c++") if lang == "c++" else ("INTERLACE_CC", "cc")
+    compiler = os.environ.get(var) or default
     inc, lib = str(_paths.includedir()), str(_paths.libdir())
-    cmd = shlex.split(compiler)
+    try:
+        cmd = shlex.split(compiler)
+    except ValueError as e:
+        raise BadCompilerError(f"{var}={compiler!r} cannot be split into words: {e}") from None
+    if not cmd:
+        raise BadCompilerError(f"{var}={compiler!r} names no compiler")
     # The public headers use C++20; a user's own -std= wins.
     if lang == "c++" and not any(a.startswith("-std=") for a in args):
         cmd.append("-std=c++20")
@@ -42,7 +56,7 @@ def _main(lang: str, name: str | None = None) -> int:
     args = [a for a in args if a != "--showme"]
     try:
         cmd = command(lang, args)
-    except _paths.NotInstalledError as e:
+    except (_paths.NotInstalledError, BadCompilerError) as e:
         print(f"{name}: {e}", file=sys.stderr)
         return 1
     if show:
