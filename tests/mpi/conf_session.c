@@ -18,6 +18,15 @@ static _Noreturn void fail(const char *what, int a, int b) {
   MPI_Abort(MPI_COMM_WORLD, 1);
   exit(1); /* not reached */
 }
+static _Noreturn void failed_call(const char *call, int rc) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  text[0] = '\0';
+  MPI_Error_string(rc, text, &len);
+  fprintf(stderr, "FAIL: rank %d: %s returned %d: %s\n", rank, call, rc, text);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+  exit(1); /* not reached */
+}
 #define CHECK(cond, what, a, b) \
   do {                          \
     if (!(cond)) fail(what, a, b); \
@@ -25,7 +34,7 @@ static _Noreturn void fail(const char *what, int a, int b) {
 #define OKAY(call) \
   do {             \
     int rc_ = (call); \
-    CHECK(rc_ == MPI_SUCCESS, #call, rc_, 0); \
+    if (rc_ != MPI_SUCCESS) failed_call(#call, rc_); \
   } while (0)
 
 #if MPI_VERSION >= 4 || defined(INTERLACE_MPI)

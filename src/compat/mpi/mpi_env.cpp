@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "interlace/core/job_clock.hpp"
+#include "interlace/engine/context.hpp"
 #include "compat/mpi/mpi_attr.hpp"
 #include "compat/mpi/mpi_core.hpp"
 #include "compat/mpi/mpi_errh.hpp"
@@ -85,7 +86,14 @@ void runtime_acquire(int session_delta) {
   std::lock_guard<std::mutex> g(g_runtime_mu);
   State& s = state();
   if (!s.runtime_up) {
-    s.rt = Runtime::init();
+    // A restart (a session after the runtime ended) is a new start-up of every rank:
+    // its shm names and store keys get their own job id, or peers would find the
+    // addresses of the runtime that ended.
+    static int started = 0;
+    engine::ContextOptions opts = engine::Context::options_from_environment();
+    if (started > 0) opts.env.job_id += ".restart" + std::to_string(started);
+    ++started;
+    s.rt = Runtime(opts);
     register_predefined_comms(s);
     register_predefined_types(s);
     register_predefined_ops(s);

@@ -105,7 +105,7 @@ bool is_active(MPI_Request h) {
 }
 
 MPI_Comm comm_of_request(MPI_Request h) {
-  const ReqObj* r = state().initialized ? state().requests.get(h) : nullptr;
+  const ReqObj* r = state().runtime_up ? state().requests.get(h) : nullptr;
   return r ? r->comm : MPI_COMM_NULL;
 }
 
