@@ -13,6 +13,9 @@ typedef int MPI_Session;
 #ifndef MPI_MAX_PSET_NAME_LEN
 #define MPI_MAX_PSET_NAME_LEN 256
 #endif
+#ifndef MPI_MAX_STRINGTAG_LEN /* MPI_Comm_create_from_group's tag (mpi_comm_ext.cpp) */
+#define MPI_MAX_STRINGTAG_LEN 256
+#endif
 
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *error_code, ...);
 
