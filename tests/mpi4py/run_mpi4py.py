@@ -130,8 +130,12 @@ RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
 
 
 def run_suite(n: int, site: pathlib.Path, tests: pathlib.Path, timeout: float,
-              extra: list[str], env_extra: dict[str, str], log: pathlib.Path) -> bool:
+              extra: list[str], env_extra: dict[str, str], log: pathlib.Path,
+              libdir: pathlib.Path) -> bool:
+    # The extension's run path lists Python's own lib directory first (setuptools adds
+    # it), where an older libinterlace may lie; the library mpi4py was built against wins.
     env = dict(os.environ, PYTHONPATH=f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               LD_LIBRARY_PATH=f"{libdir}{os.pathsep}{os.environ.get('LD_LIBRARY_PATH', '')}",
                **env_extra)
     cmd = ["interlace", "run", "-n", str(n), sys.executable, str(tests / "main.py"),
            "--no-builddir", *extra]
@@ -187,7 +191,7 @@ def main() -> int:
     results = {}
     for n in (int(x) for x in a.ranks.split(",")):
         results[n] = run_suite(n, site, tests, a.timeout, extra, env_extra,
-                               workdir / f"suite-{n}.log")
+                               workdir / f"suite-{n}.log", prefix / "lib")
     bad = [n for n, ok in results.items() if not ok]
     print(f"run_mpi4py: mpi4py {MPI4PY_VERSION} test suite on interlace: "
           + ", ".join(f"{n} ranks {'passed' if ok else 'FAILED'}" for n, ok in results.items()))

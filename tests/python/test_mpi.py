@@ -344,3 +344,23 @@ def test_interlace_built_program_starts_under_other_launchers(starter):
                     env=launcher_env(**OMPI_ENV))
     assert r.returncode == 0, r.stdout + r.stderr
     assert "ring of 3 ranks, 10 laps, 1000 ints: element 0 = 60, last = 1059: correct" in r.stdout
+
+
+# ---- MPI 4 sessions beyond conf_session.c ---------------------------------------------
+
+@pytest.mark.timeout(RUN_S + 60)
+def test_sessions_only_program_needs_no_mpi_init(tmp_path):
+    exe = build_helper("session_only", tmp_path)
+    r = run_interlace("run", "-n", 3, "--timeout", RUN_S, exe, timeout=RUN_S + 20)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert ("session only: 3 ranks, sum 3 (expected 3), MPI_Initialized 0: correct"
+            in r.stdout), r.stdout + r.stderr
+
+
+@pytest.mark.timeout(RUN_S + 60)
+def test_bad_session_handle_is_reported_by_the_initial_handler(tmp_path):
+    exe = build_helper("session_only", tmp_path)
+    r = run_interlace("run", "-n", 1, "--timeout", RUN_S, exe, "bad", timeout=RUN_S + 20)
+    assert r.returncode != 0, r.stdout + r.stderr
+    assert "MPI_Session_get_num_psets: session 42 is not a valid session" in r.stderr, r.stderr
+    assert "session only" not in r.stdout

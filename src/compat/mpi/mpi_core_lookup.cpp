@@ -5,11 +5,13 @@
 namespace interlace::mpi {
 namespace {
 
-// Every lookup needs the handle tables, which exist only between Init and Finalize.
+// Every lookup needs the handle tables, which exist only while the runtime runs
+// (between Init and Finalize, or while an MPI session lives).
 void require_live() {
   const State& s = state();
-  if (!s.initialized) raise(MPI_ERR_OTHER, "MPI is not initialized (call MPI_Init first)");
-  if (s.finalized) raise(MPI_ERR_OTHER, "MPI was already finalized");
+  if (s.runtime_up) return;
+  if (!s.initialized) raise(MPI_ERR_OTHER, "MPI is not initialized (call MPI_Init or MPI_Session_init first)");
+  raise(MPI_ERR_OTHER, "MPI was already finalized (and no MPI session is live)");
 }
 
 std::string comm_name(MPI_Comm c) {

@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <thread>
 
 #include "interlace/core/job_clock.hpp"
+#include "interlace/engine/context.hpp"
 #include "compat/mpi/mpi_attr.hpp"
 #include "compat/mpi/mpi_core.hpp"
 #include "compat/mpi/mpi_errh.hpp"
@@ -68,18 +70,52 @@ void init(int required, int* provided) {
   State& s = state();
   if (s.finalized) raise(MPI_ERR_OTHER, "MPI cannot be initialized again after MPI_Finalize");
   if (s.initialized) raise(MPI_ERR_OTHER, "MPI is already initialized");
-  s.rt = Runtime::init();
-  register_predefined_comms(s);
-  register_predefined_types(s);
-  register_predefined_ops(s);
-  attr_register_predefined(AttrKind::comm, comm_predefined_attr);
+  runtime_acquire(0);
   s.thread_level = grant_thread_level(required);
   if (provided) *provided = s.thread_level;
   g_main_thread = std::this_thread::get_id();
   s.initialized = true;
 }
 
+// Sessions may start and end on any thread while the world model runs.
+std::mutex g_runtime_mu;
+
 }  // namespace
+
+void runtime_acquire(int session_delta) {
+  std::lock_guard<std::mutex> g(g_runtime_mu);
+  State& s = state();
+  if (!s.runtime_up) {
+    // A restart (a session after the runtime ended) is a new start-up of every rank:
+    // its shm names and store keys get their own job id, or peers would find the
+    // addresses of the runtime that ended.
+    static int started = 0;
+    engine::ContextOptions opts = engine::Context::options_from_environment();
+    if (started > 0) opts.env.job_id += ".restart" + std::to_string(started);
+    ++started;
+    s.rt = Runtime(opts);
+    // A restarted runtime under MPI_THREAD_MULTIPLE needs its engine lock again.
+    if (g_thread_multiple.load(std::memory_order_acquire)) s.rt.context().lock().enable();
+    register_predefined_comms(s);
+    register_predefined_types(s);
+    register_predefined_ops(s);
+    attr_register_predefined(AttrKind::comm, comm_predefined_attr);
+    s.runtime_up = true;
+  }
+  s.live_sessions += session_delta;
+}
+
+void runtime_release(int session_delta) {
+  std::lock_guard<std::mutex> g(g_runtime_mu);
+  State& s = state();
+  s.live_sessions += session_delta;
+  const bool world_active = s.initialized && !s.finalized;
+  if (!s.runtime_up || world_active || s.live_sessions > 0) return;
+  drain_buffered_sends();
+  release_requests();
+  s.rt.finalize();
+  s.runtime_up = false;
+}
 
 }  // namespace interlace::mpi
 
@@ -101,7 +137,9 @@ int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
 
 int MPI_Finalize(void) {
   return guard("MPI_Finalize", MPI_COMM_NULL, [&] {
-    require_initialized("MPI_Finalize");
+    State& s = state();
+    if (!s.initialized) raise(MPI_ERR_OTHER, "MPI_Finalize called before MPI_Init");
+    if (s.finalized) raise(MPI_ERR_OTHER, "MPI_Finalize called twice");
     // MPI: Finalize first frees MPI_COMM_SELF's attributes (their delete callbacks are
     // how libraries such as mpi4py clean up while MPI still works), then the world's.
     // A failing delete callback is reported, but MPI is finalized all the same: a
@@ -115,10 +153,9 @@ int MPI_Finalize(void) {
       }
     }
     drain_buffered_sends();
-    release_requests();
-    State& s = state();
-    s.rt.finalize();
+    // Live sessions keep the runtime (and the world's communicators) running.
     s.finalized = true;
+    runtime_release(0);
     if (failed) std::rethrow_exception(failed);
   });
 }

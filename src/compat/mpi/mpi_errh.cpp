@@ -35,6 +35,7 @@ const char* kind_word(ErrhKind k) {
     case ErrhKind::comm: return "communicators";
     case ErrhKind::win: return "windows";
     case ErrhKind::file: return "files";
+    case ErrhKind::session: return "sessions";
   }
   return "?";
 }
@@ -96,6 +97,13 @@ void call_handler(ErrhKind k, int handle, MPI_Errhandler h, const char* call, in
 }
 
 }  // namespace
+
+MPI_Errhandler errh_create(ErrhKind k, void (*fn)(int*, int*, ...)) { return create(k, fn); }
+void errh_check_settable(ErrhKind k, MPI_Errhandler h) { check_settable(k, h); }
+MPI_Errhandler errh_new_reference(MPI_Errhandler h) { return new_reference(h); }
+void errh_call(ErrhKind k, int handle, MPI_Errhandler h, const char* call, int errorcode) {
+  call_handler(k, handle, h, call, errorcode);
+}
 
 int dispatch_error(ErrhKind k, int handle, MPI_Errhandler h, const char* call, int cls,
                    const std::string& what) {

@@ -23,12 +23,19 @@ const char* predefined_class_description(int cls);
 // "CALL: " removed from the front of the message.
 std::pair<int, std::string> current_error(const char* call);
 
-enum class ErrhKind { comm, win, file };
+enum class ErrhKind { comm, win, file, session };
 // Hands the error (class, message) of `call` on object `handle` of kind k to handler h:
 // returns the error code under MPI_ERRORS_RETURN or after a user handler returned;
 // prints "MPI error on rank R in CALL: WHAT" and ends the process for the fatal ones.
 int dispatch_error(ErrhKind k, int handle, MPI_Errhandler h, const char* call, int cls,
                    const std::string& what);
+
+// For the objects whose calls live elsewhere (sessions, mpi_session*.cpp): the same
+// handler objects and checks as MPI_Comm_create/set/get/call_errhandler use.
+MPI_Errhandler errh_create(ErrhKind k, void (*fn)(int*, int*, ...));
+void errh_check_settable(ErrhKind k, MPI_Errhandler h);  // MPI_ERR_ARG naming h
+MPI_Errhandler errh_new_reference(MPI_Errhandler h);     // what *_get_errhandler returns
+void errh_call(ErrhKind k, int handle, MPI_Errhandler h, const char* call, int errorcode);
 
 // Windows (mpi_win*.cpp): a new window's handler is MPI_ERRORS_ARE_FATAL until
 // MPI_Win_set_errhandler; MPI_Win_free calls win_errhandler_forget. A window handle

@@ -165,10 +165,10 @@ int world_rank_or_unknown() noexcept {
 
 void require_initialized(const char* call) {
   const State& s = state();
-  if (!s.initialized)
-    raise(MPI_ERR_OTHER, std::string(call) + " called before MPI_Init");
+  if (s.runtime_up) return;  // the world model or a live session (MPI 4 sessions)
   if (s.finalized)
-    raise(MPI_ERR_OTHER, std::string(call) + " called after MPI_Finalize");
+    raise(MPI_ERR_OTHER, std::string(call) + " called after MPI_Finalize (and outside any MPI session)");
+  raise(MPI_ERR_OTHER, std::string(call) + " called before MPI_Init (and outside any MPI session)");
 }
 
 std::pair<int, std::string> current_error(const char* call) {

@@ -190,8 +190,10 @@ struct ReqObj {
 
 struct State {
   Runtime rt;
-  bool initialized = false;
-  bool finalized = false;
+  bool initialized = false;        // the world model: MPI_Init ran ...
+  bool finalized = false;          // ... and MPI_Finalize ran
+  bool runtime_up = false;         // rt is running (world model or a session uses it)
+  int live_sessions = 0;           // MPI_Session_init minus MPI_Session_finalize
   int thread_level = MPI_THREAD_SINGLE;
   HandleTable<CommObj> comms;      // 1 world, 2 self
   HandleTable<GroupObj> groups;    // 1 empty
@@ -203,6 +205,13 @@ struct State {
 };
 
 State& state();                    // the process state (exists before MPI_Init)
+
+// The world model and MPI sessions share one interlace runtime (mpi_env.cpp): the first
+// of MPI_Init / MPI_Session_init starts it with the predefined objects, the last of
+// MPI_Finalize / MPI_Session_finalize ends it; a later MPI_Session_init starts a new one.
+// session_delta (+1 / -1) changes State::live_sessions under the same lock.
+void runtime_acquire(int session_delta);
+void runtime_release(int session_delta);
 
 // ---- errors (mpi_error.cpp) ------------------------------------------------------------
 // An error raised inside an MPI call: the class and a message naming the bad value.

@@ -187,7 +187,7 @@ bool is_active(MPI_Request h) {
 // Called for guard()'s argument, before guard takes the MPI lock: takes it itself.
 MPI_Comm comm_of_request(MPI_Request h) {
   CallLock lock;
-  const ReqObj* r = state().initialized ? state().requests.get(h) : nullptr;
+  const ReqObj* r = state().runtime_up ? state().requests.get(h) : nullptr;
   return r ? r->comm : MPI_COMM_NULL;
 }
 
