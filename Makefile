@@ -30,7 +30,7 @@ PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=nump
 CMAKE_FLAGS := -G Ninja -DCMAKE_BUILD_TYPE=Release
 PYTEST_FLAGS ?= -q --timeout=300
 
-.PHONY: all deps build install test test-ctest test-asan test-asan-multiproc test-tsan test-python demo stubs bench clean
+.PHONY: all deps build install test test-ctest test-asan test-asan-multiproc test-tsan test-python test-mpi4py demo stubs bench clean
 
 all: build
 
@@ -110,7 +110,13 @@ test-tsan: deps
 test-python: build install
 	$(PYTHON) -m pytest $(PYTEST_FLAGS) tests/python
 
-test: test-ctest test-asan test-tsan test-python test-asan-multiproc
+# mpi4py from PyPI's source distribution, built against this interlace, runs its own
+# test suite at 1-4 ranks (tests/mpi4py/run_mpi4py.py; the wheel is cached per MPI
+# interface under ~/.cache/interlace/mpi4py).
+test-mpi4py: install
+	$(PYTHON) tests/mpi4py/run_mpi4py.py --workdir $(BUILD)/mpi4py --ranks 1,2,3,4
+
+test: test-ctest test-asan test-tsan test-python test-asan-multiproc test-mpi4py
 
 # Every model, a few lines each: p2p, a channel pipeline, collectives (with the
 # algorithm that ran), C++, an unmodified MPI program and the SMI C stencil, each
