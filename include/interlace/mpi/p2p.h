@@ -7,7 +7,7 @@
 #endif
 
 /* ---- matched probes (MPI 3) ---- */
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)-1)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x7fffffff) /* positive: mpi4py and others read handles as unsigned */
 int MPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status);
 int MPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message,
                 MPI_Status *status);
