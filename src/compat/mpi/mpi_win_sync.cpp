@@ -43,7 +43,12 @@ void win_raise_pending(WinObj& w) {
 
 void win_flush(const char* call, WinObj& w, int t) {
   if (t >= 0 && w.outstanding[t].load(std::memory_order_acquire) == 0) {
-    // Nothing in flight (always so on a direct window): no wait to set up.
+    // Nothing in flight (always so on a direct window): no wait to set up, but serve
+    // what others asked of this window. Lock grants and unlock answers come from the
+    // target's progress, and a process that spins on its own window memory calls
+    // flush or sync as its progress (mpi4py.util.sync does): without a poll here its
+    // peers' unlocks would wait on it forever.
+    win_pgas().poll();
   } else if (t >= 0) {
     win_wait(call, [&w, t] { return w.outstanding[t].load(std::memory_order_acquire) == 0; });
   } else {
@@ -282,6 +287,7 @@ int MPI_Win_flush_local_all(MPI_Win win) { return flush_call("MPI_Win_flush_loca
 int MPI_Win_sync(MPI_Win win) {
   return win_call("MPI_Win_sync", win, [&] {
     win_obj(win);
+    win_pgas().poll();  // the spin-on-window idiom's progress, as in win_flush
     std::atomic_thread_fence(std::memory_order_seq_cst);
   });
 }
