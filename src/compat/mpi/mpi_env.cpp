@@ -89,10 +89,9 @@ void runtime_acquire(int session_delta) {
     // A restart (a session after the runtime ended) is a new start-up of every rank:
     // its shm names and store keys get their own job id, or peers would find the
     // addresses of the runtime that ended.
-    static int started = 0;
     engine::ContextOptions opts = engine::Context::options_from_environment();
-    if (started > 0) opts.env.job_id += ".restart" + std::to_string(started);
-    ++started;
+    if (s.runtime_starts > 0) opts.env.job_id += ".restart" + std::to_string(s.runtime_starts);
+    ++s.runtime_starts;
     s.rt = Runtime(opts);
     // A restarted runtime under MPI_THREAD_MULTIPLE needs its engine lock again.
     if (g_thread_multiple.load(std::memory_order_acquire)) s.rt.context().lock().enable();

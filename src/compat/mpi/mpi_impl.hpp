@@ -193,6 +193,7 @@ struct State {
   bool initialized = false;        // the world model: MPI_Init ran ...
   bool finalized = false;          // ... and MPI_Finalize ran
   bool runtime_up = false;         // rt is running (world model or a session uses it)
+  int runtime_starts = 0;          // rt's start-ups: what was attached to an earlier one is gone
   int live_sessions = 0;           // MPI_Session_init minus MPI_Session_finalize
   int thread_level = MPI_THREAD_SINGLE;
   HandleTable<CommObj> comms;      // 1 world, 2 self

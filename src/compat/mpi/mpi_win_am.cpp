@@ -236,12 +236,18 @@ void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, 
 }
 
 pgas::Pgas& win_pgas() {
-  static pgas::Pgas* p = [] {
-    pgas::Pgas& q = pgas::Pgas::attach(state().rt);
+  // Attached once per runtime: a session after the runtime ended starts a new one, and
+  // the PGAS object of the old one went with it.
+  static pgas::Pgas* p = nullptr;
+  static int attached_to = 0;
+  State& s = state();
+  if (attached_to != s.runtime_starts) {
+    pgas::Pgas& q = pgas::Pgas::attach(s.rt);
     pgas::register_handler(q, kHRequest, on_request, nullptr, "MPI window request");
     pgas::register_handler(q, kHReply, on_reply, nullptr, "MPI window reply");
-    return &q;
-  }();
+    p = &q;
+    attached_to = s.runtime_starts;
+  }
   return *p;
 }
 
