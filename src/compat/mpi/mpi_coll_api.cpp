@@ -72,9 +72,12 @@ Arr<int> counts_c(const char* call, const MPI_Count* a, size_t n, const char* na
   Arr<int> r;
   if (!a) return r;
   r.null = false;
+  r.v.reserve(n + 1);
   for (size_t i = 0; i < n; ++i) {
-    const std::string what = std::string(name) + "[" + std::to_string(i) + "]";
-    r.v.push_back(count_c(call, a[i], what.c_str()));
+    // The entry's name is only built for the error (count_c raises for it).
+    if (a[i] > INT_MAX || a[i] < INT_MIN)
+      count_c(call, a[i], (std::string(name) + "[" + std::to_string(i) + "]").c_str());
+    r.v.push_back(static_cast<int>(a[i]));
   }
   r.v.push_back(0);
   return r;
@@ -84,6 +87,7 @@ Arr<int> displs_c(const char* call, const MPI_Aint* a, size_t n, const char* nam
   Arr<int> r;
   if (!a) return r;
   r.null = false;
+  r.v.reserve(n + 1);
   for (size_t i = 0; i < n; ++i) {
     if (a[i] > INT_MAX || a[i] < INT_MIN)
       raise(MPI_ERR_ARG, std::string(call) + ": " + name + "[" + std::to_string(i) + "] " + std::to_string(a[i]) +
