@@ -205,6 +205,30 @@ static void large_count(void) {
   rc = MPI_Bcast_init(v, 1, MPI_INT, size, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_ROOT, "Bcast_init with root = size fails at init", rc, cls);
+  /* An array entry out of range is named with its index, in every form, before any
+     communication (so every rank may fail alone). */
+  char msg[MPI_MAX_ERROR_STRING], want[64];
+  int len = 0;
+  MPI_Count big[MAXR];
+  MPI_Aint far[MAXR];
+  for (int j = 0; j < size; ++j) big[j] = N, far[j] = (MPI_Aint)N * j;
+  big[size - 1] = (MPI_Count)1 << 40;
+  far[size - 1] = (MPI_Aint)1 << 40;
+  snprintf(want, sizeof want, "sendcounts[%d] %lld", size - 1, (long long)big[size - 1]);
+  rc = MPI_Ialltoallv_c(in, big, dsp, MPI_INT, out, cnt, dsp, MPI_INT, MPI_COMM_WORLD, &r);
+  MPI_Error_class(rc, &cls);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(cls == MPI_ERR_COUNT && strstr(msg, want), "Ialltoallv_c names the sendcounts entry", rc, cls);
+  snprintf(want, sizeof want, "recvcounts[%d] %lld", size - 1, (long long)big[size - 1]);
+  rc = MPI_Allgatherv_init_c(in, (MPI_Count)N, MPI_INT, out, big, dsp, MPI_INT, MPI_COMM_WORLD, MPI_INFO_NULL, &r);
+  MPI_Error_class(rc, &cls);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(cls == MPI_ERR_COUNT && strstr(msg, want), "Allgatherv_init_c names the recvcounts entry", rc, cls);
+  snprintf(want, sizeof want, "rdispls[%d] %lld", size - 1, (long long)far[size - 1]);
+  rc = MPI_Alltoallv_c(in, cnt, dsp, MPI_INT, out, cnt, far, MPI_INT, MPI_COMM_WORLD);
+  MPI_Error_class(rc, &cls);
+  MPI_Error_string(rc, msg, &len);
+  CHECK(cls == MPI_ERR_ARG && strstr(msg, want), "Alltoallv_c names the rdispls entry", rc, cls);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
 #endif
 }

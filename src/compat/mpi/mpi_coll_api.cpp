@@ -42,23 +42,39 @@ void check_root_arg(const char* call, MPI_Comm comm, int root) {
                             " is not a rank of a communicator of size " + std::to_string(size));
 }
 
-Arr<int> arr(const int* a, size_t n) {
-  Arr<int> r;
+namespace {
+
+template <class T>
+Arr<T> copy_of(const T* a, size_t n) {
+  Arr<T> r;
   if (!a) return r;
   r.null = false;
+  r.v.reserve(n + 1);
   r.v.assign(a, a + n);
   r.v.push_back(0);  // data() of an empty copy is still a valid pointer
   return r;
 }
 
-Arr<MPI_Aint> arr(const MPI_Aint* a, size_t n) {
-  Arr<MPI_Aint> r;
+// The first n entries of a as ints; bad(i) raises for an entry outside an int (the
+// error names are only built then, not for every entry of every call).
+template <class T, class Bad>
+Arr<int> narrowed(const T* a, size_t n, Bad&& bad) {
+  Arr<int> r;
   if (!a) return r;
   r.null = false;
-  r.v.assign(a, a + n);
+  r.v.reserve(n + 1);
+  for (size_t i = 0; i < n; ++i) {
+    if (a[i] > INT_MAX || a[i] < INT_MIN) bad(i);
+    r.v.push_back(static_cast<int>(a[i]));
+  }
   r.v.push_back(0);
   return r;
 }
+
+}  // namespace
+
+Arr<int> arr(const int* a, size_t n) { return copy_of(a, n); }
+Arr<MPI_Aint> arr(const MPI_Aint* a, size_t n) { return copy_of(a, n); }
 
 int count_c(const char* call, MPI_Count c, const char* name) {
   if (c > INT_MAX)
@@ -69,29 +85,16 @@ int count_c(const char* call, MPI_Count c, const char* name) {
 }
 
 Arr<int> counts_c(const char* call, const MPI_Count* a, size_t n, const char* name) {
-  Arr<int> r;
-  if (!a) return r;
-  r.null = false;
-  for (size_t i = 0; i < n; ++i) {
-    const std::string what = std::string(name) + "[" + std::to_string(i) + "]";
-    r.v.push_back(count_c(call, a[i], what.c_str()));
-  }
-  r.v.push_back(0);
-  return r;
+  return narrowed(a, n, [&](size_t i) {
+    count_c(call, a[i], (std::string(name) + "[" + std::to_string(i) + "]").c_str());
+  });
 }
 
 Arr<int> displs_c(const char* call, const MPI_Aint* a, size_t n, const char* name) {
-  Arr<int> r;
-  if (!a) return r;
-  r.null = false;
-  for (size_t i = 0; i < n; ++i) {
-    if (a[i] > INT_MAX || a[i] < INT_MIN)
-      raise(MPI_ERR_ARG, std::string(call) + ": " + name + "[" + std::to_string(i) + "] " + std::to_string(a[i]) +
-                             " is beyond the displacements interlace carries (an int)");
-    r.v.push_back(static_cast<int>(a[i]));
-  }
-  r.v.push_back(0);
-  return r;
+  return narrowed(a, n, [&](size_t i) {
+    raise(MPI_ERR_ARG, std::string(call) + ": " + name + "[" + std::to_string(i) + "] " + std::to_string(a[i]) +
+                           " is beyond the displacements interlace carries (an int)");
+  });
 }
 
 namespace {

@@ -59,8 +59,7 @@ Pending run_exchange(const Ctx& k, const char* label, const std::vector<Part>& s
     Stage st = stage_out(buf, r.count, t, false);
     if (st.tmp) {
       hold(p, st.tmp);
-      auto type = std::make_shared<TypeObj>(t);  // the program may free the type meanwhile
-      unpacks.push_back([st, buf, count = r.count, type] { unstage(st, buf, count, *type); });
+      unpacks.push_back(finisher(st, buf, r.count, t));
     }
     std::byte* data = st.data ? st.data : g_empty;
     if (r.peer != k.rank) {

@@ -14,12 +14,6 @@ namespace {
 
 constexpr Datatype kBytes = Datatype::bytes;
 
-std::function<void()> finisher(const Stage& s, void* buf, int count, const TypeObj& t) {
-  if (!s.tmp) return {};
-  auto type = std::make_shared<TypeObj>(t);  // the program may free the type meanwhile
-  return [s, buf, count, type] { unstage(s, buf, count, *type); };
-}
-
 std::function<void()> finisher_v(const VStage& v, void* buf, const int* counts, const int* displs, int n,
                                  const TypeObj& t) {
   if (!v.s.tmp) return {};

@@ -11,14 +11,6 @@ namespace interlace::mpi::collimpl {
 
 namespace {
 
-// Unpacks an output stage at completion; keeps its own copy of the type, which the
-// program may free while a non-blocking collective is still running.
-std::function<void()> finisher(const Stage& s, void* buf, int count, const TypeObj& t) {
-  if (!s.tmp) return {};
-  auto type = std::make_shared<TypeObj>(t);
-  return [s, buf, count, type] { unstage(s, buf, count, *type); };
-}
-
 // An op over an MPI element that spans several engine elements (Reduction::unit > 1:
 // a derived or pair type reduced as bytes) must see whole MPI elements: algorithms that cut the buffer
 // into per-rank parts could split one. Such reductions use whole-buffer algorithms and

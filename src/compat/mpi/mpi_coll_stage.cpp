@@ -68,6 +68,12 @@ void unstage(const Stage& s, void* buf, int count, const TypeObj& t) {
   if (s.tmp) unpack(s.tmp->data(), count, t, buf);
 }
 
+std::function<void()> finisher(const Stage& s, void* buf, int count, const TypeObj& t) {
+  if (!s.tmp) return {};
+  auto type = std::make_shared<TypeObj>(t);
+  return [s, buf, count, type] { unstage(s, buf, count, *type); };
+}
+
 VStage stage_v(const void* buf, const int* counts, const int* displs, int n, const TypeObj& t, bool load) {
   VStage v;
   v.counts.resize(n);

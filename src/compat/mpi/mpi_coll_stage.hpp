@@ -44,6 +44,9 @@ Stage stage_in(const void* buf, int count, const TypeObj& t);
 Stage stage_out(void* buf, int count, const TypeObj& t, bool load);
 // Unpacks an output stage into the user buffer (no-op without a temp).
 void unstage(const Stage& s, void* buf, int count, const TypeObj& t);
+// unstage as a Pending::finish (empty without a temp); keeps its own copy of the type,
+// which the program may free while a non-blocking collective is still running.
+std::function<void()> finisher(const Stage& s, void* buf, int count, const TypeObj& t);
 
 // A vector-form buffer: n blocks of counts[i] elements at displs[i] extents from buf,
 // as bytes for the engine (counts and displacements in bytes from `data`).

@@ -1,5 +1,5 @@
 // The large-count (`_c`) forms of the non-blocking collectives of MPI 4 (MPI_I*_c).
-#include "mpi_coll_api.hpp"
+#include "mpi_coll_forms.hpp"
 
 using namespace interlace;
 using namespace interlace::mpi;
@@ -9,235 +9,139 @@ extern "C" {
 
 int MPI_Ibcast_c(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
                  MPI_Request* request) {
-  const char* call = "MPI_Ibcast_c";
-  return nonblocking(call, comm, request, [&] {
-    const int count_ = count_c(call, count, "count");
-    return start_bcast(call, buffer, count_, datatype, root, comm);
-  });
+  return bcast_form(NonBlocking{{"MPI_Ibcast_c", comm}, request}, buffer, count, datatype, root);
 }
 
 int MPI_Ireduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                   int root, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ireduce_c";
-  return nonblocking(call, comm, request, [&] {
-    const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count_, datatype, op, root, comm);
-  });
+  return reduce_form(NonBlocking{{"MPI_Ireduce_c", comm}, request}, coll::Kind::reduce, sendbuf, recvbuf, count,
+      datatype, op, root);
 }
 
 int MPI_Iallreduce_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                      MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iallreduce_c";
-  return nonblocking(call, comm, request, [&] {
-    const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count_, datatype, op, 0, comm);
-  });
+  return reduce_form(NonBlocking{{"MPI_Iallreduce_c", comm}, request}, coll::Kind::allreduce, sendbuf, recvbuf,
+      count, datatype, op, 0);
 }
 
 int MPI_Igather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                   MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Igather_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_gather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm);
-  });
+  return rooted_form(NonBlocking{{"MPI_Igather_c", comm}, request}, start_gather, sendbuf, sendcount, sendtype,
+      recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Igatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype, int root,
                    MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Igatherv_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const auto recvcounts_ = counts_c(call, recvcounts, root_n(comm, root), "recvcounts");
-    const auto displs_ = displs_c(call, displs, root_n(comm, root), "displs");
-    return start_gatherv(call, sendbuf, sendcount_, sendtype, recvbuf, recvcounts_.get(), displs_.get(),
-        recvtype, root, comm);
-  });
+  return gatherv_form(NonBlocking{{"MPI_Igatherv_c", comm}, request}, sendbuf, sendcount, sendtype, recvbuf,
+      recvcounts, displs, recvtype, root);
 }
 
 int MPI_Iscatter_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                    MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iscatter_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_scatter(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, root, comm);
-  });
+  return rooted_form(NonBlocking{{"MPI_Iscatter_c", comm}, request}, start_scatter, sendbuf, sendcount, sendtype,
+      recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Iscatterv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[],
                     MPI_Datatype sendtype, void* recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int root,
                     MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iscatterv_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto sendcounts_ = counts_c(call, sendcounts, root_n(comm, root), "sendcounts");
-    const auto displs_ = displs_c(call, displs, root_n(comm, root), "displs");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype, recvbuf, recvcount_,
-        recvtype, root, comm);
-  });
+  return scatterv_form(NonBlocking{{"MPI_Iscatterv_c", comm}, request}, sendbuf, sendcounts, displs, sendtype,
+      recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Iallgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                      MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iallgather_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_allgather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
-  });
+  return pair_form(NonBlocking{{"MPI_Iallgather_c", comm}, request}, start_allgather, sendbuf, sendcount,
+      sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Iallgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                       const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                       MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iallgatherv_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
-    const auto displs_ = displs_c(call, displs, all_n(comm), "displs");
-    return start_allgatherv(call, sendbuf, sendcount_, sendtype, recvbuf, recvcounts_.get(), displs_.get(),
-        recvtype, comm);
-  });
+  return allgatherv_form(NonBlocking{{"MPI_Iallgatherv_c", comm}, request}, false, sendbuf, sendcount, sendtype,
+      recvbuf, recvcounts, displs, recvtype);
 }
 
 int MPI_Ialltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                     MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ialltoall_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_alltoall(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
-  });
+  return pair_form(NonBlocking{{"MPI_Ialltoall_c", comm}, request}, start_alltoall, sendbuf, sendcount, sendtype,
+      recvbuf, recvcount, recvtype);
 }
 
 int MPI_Ialltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ialltoallv_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto sendcounts_ = counts_c(call, sendcounts, send_n(comm, sendbuf), "sendcounts");
-    const auto sdispls_ = displs_c(call, sdispls, send_n(comm, sendbuf), "sdispls");
-    const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
-    const auto rdispls_ = displs_c(call, rdispls, all_n(comm), "rdispls");
-    return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtype, comm);
-  });
+  return alltoallv_form(NonBlocking{{"MPI_Ialltoallv_c", comm}, request}, false, sendbuf, sendcounts, sdispls,
+      sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 
 int MPI_Ireduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
                           MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ireduce_scatter_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto recvcounts_ = counts_c(call, recvcounts, local_n(comm), "recvcounts");
-    return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype, op, comm);
-  });
+  return reduce_scatter_form(NonBlocking{{"MPI_Ireduce_scatter_c", comm}, request}, sendbuf, recvbuf, recvcounts,
+      datatype, op);
 }
 
 int MPI_Ireduce_scatter_block_c(const void* sendbuf, void* recvbuf, MPI_Count recvcount, MPI_Datatype datatype,
                                 MPI_Op op, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ireduce_scatter_block_c";
-  return nonblocking(call, comm, request, [&] {
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount_, datatype, op, comm);
-  });
+  return reduce_scatter_block_form(NonBlocking{{"MPI_Ireduce_scatter_block_c", comm}, request}, sendbuf, recvbuf,
+      recvcount, datatype, op);
 }
 
 int MPI_Iscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                 MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iscan_c";
-  return nonblocking(call, comm, request, [&] {
-    const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
-  });
+  return reduce_form(NonBlocking{{"MPI_Iscan_c", comm}, request}, coll::Kind::scan, sendbuf, recvbuf, count,
+      datatype, op, 0);
 }
 
 int MPI_Iexscan_c(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Iexscan_c";
-  return nonblocking(call, comm, request, [&] {
-    const int count_ = count_c(call, count, "count");
-    return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count_, datatype, op, 0, comm);
-  });
+  return reduce_form(NonBlocking{{"MPI_Iexscan_c", comm}, request}, coll::Kind::exscan, sendbuf, recvbuf, count,
+      datatype, op, 0);
 }
 
 int MPI_Ialltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                      const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                      const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                      MPI_Request* request) {
-  const char* call = "MPI_Ialltoallw_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto sendcounts_ = counts_c(call, sendcounts, send_n(comm, sendbuf), "sendcounts");
-    const auto sdispls_ = displs_c(call, sdispls, send_n(comm, sendbuf), "sdispls");
-    const auto recvcounts_ = counts_c(call, recvcounts, all_n(comm), "recvcounts");
-    const auto rdispls_ = displs_c(call, rdispls, all_n(comm), "rdispls");
-    return start_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtypes, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtypes, comm);
-  });
+  return alltoallw_form(NonBlocking{{"MPI_Ialltoallw_c", comm}, request}, sendbuf, sendcounts, sdispls, sendtypes,
+      recvbuf, recvcounts, rdispls, recvtypes);
 }
 
 int MPI_Ineighbor_allgather_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request* request) {
-  const char* call = "MPI_Ineighbor_allgather_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_neighbor_allgather(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
-  });
+  return pair_form(NonBlocking{{"MPI_Ineighbor_allgather_c", comm}, request}, start_neighbor_allgather, sendbuf,
+      sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Ineighbor_allgatherv_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
                                MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ineighbor_allgatherv_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
-    const auto displs_ = displs_c(call, displs, in_n(call, comm), "displs");
-    return start_neighbor_allgatherv(call, sendbuf, sendcount_, sendtype, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype, comm);
-  });
+  return allgatherv_form(NonBlocking{{"MPI_Ineighbor_allgatherv_c", comm}, request}, true, sendbuf, sendcount,
+      sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 
 int MPI_Ineighbor_alltoall_c(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
-  const char* call = "MPI_Ineighbor_alltoall_c";
-  return nonblocking(call, comm, request, [&] {
-    const int sendcount_ = count_c(call, sendcount, "sendcount");
-    const int recvcount_ = count_c(call, recvcount, "recvcount");
-    return start_neighbor_alltoall(call, sendbuf, sendcount_, sendtype, recvbuf, recvcount_, recvtype, comm);
-  });
+  return pair_form(NonBlocking{{"MPI_Ineighbor_alltoall_c", comm}, request}, start_neighbor_alltoall, sendbuf,
+      sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Ineighbor_alltoallv_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                               MPI_Datatype sendtype, void* recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                               MPI_Request* request) {
-  const char* call = "MPI_Ineighbor_alltoallv_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto sendcounts_ = counts_c(call, sendcounts, out_n(call, comm), "sendcounts");
-    const auto sdispls_ = displs_c(call, sdispls, out_n(call, comm), "sdispls");
-    const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
-    const auto rdispls_ = displs_c(call, rdispls, in_n(call, comm), "rdispls");
-    return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtype, comm);
-  });
+  return alltoallv_form(NonBlocking{{"MPI_Ineighbor_alltoallv_c", comm}, request}, true, sendbuf, sendcounts,
+      sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 
 int MPI_Ineighbor_alltoallw_c(const void* sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
                               const MPI_Datatype sendtypes[], void* recvbuf, const MPI_Count recvcounts[],
                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                               MPI_Request* request) {
-  const char* call = "MPI_Ineighbor_alltoallw_c";
-  return nonblocking(call, comm, request, [&] {
-    const auto sendcounts_ = counts_c(call, sendcounts, out_n(call, comm), "sendcounts");
-    const auto recvcounts_ = counts_c(call, recvcounts, in_n(call, comm), "recvcounts");
-    return start_neighbor_alltoallw(call, sendbuf, sendcounts_.get(), sdispls, sendtypes, recvbuf,
-        recvcounts_.get(), rdispls, recvtypes, comm);
-  });
+  return neighbor_alltoallw_form(NonBlocking{{"MPI_Ineighbor_alltoallw_c", comm}, request}, sendbuf, sendcounts,
+      sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 
 }  // extern "C"

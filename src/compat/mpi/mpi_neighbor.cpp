@@ -32,14 +32,13 @@ std::ptrdiff_t elems(MPI_Datatype t, long long n) {
 
 struct Setup {
   Ctx k;
-  Neighbourhood nb;
+  const Neighbourhood& nb;
 };
 
 Setup setup(const char* call, MPI_Comm comm, const void* sendbuf) {
-  Setup s{open(call, comm), {}};
-  no_in_place(s.k, sendbuf);
-  s.nb = neighbourhood_of(call, comm);
-  return s;
+  const Ctx k = open(call, comm);
+  no_in_place(k, sendbuf);
+  return Setup{k, neighbourhood_of(call, comm)};
 }
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The persistent collectives of MPI 4 (MPI_*_init): arguments are checked and the
 // arrays copied at init; each MPI_Start runs the collective again (mpi_coll_api.cpp).
-#include "mpi_coll_api.hpp"
+#include "mpi_coll_forms.hpp"
 
 using namespace interlace;
 using namespace interlace::mpi;
@@ -17,268 +17,140 @@ int MPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request* request) {
 
 int MPI_Bcast_init(void* buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
                    MPI_Request* request) {
-  const char* call = "MPI_Bcast_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_bcast(call, buffer, count, datatype_.h, root, comm); };
-  });
+  return bcast_form(Persistent{"MPI_Bcast_init", comm, info, request}, buffer, count, datatype, root);
 }
 
 int MPI_Reduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Reduce_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce(call, coll::Kind::reduce, sendbuf, recvbuf, count, datatype_.h, op, root,
-        comm); };
-  });
+  return reduce_form(Persistent{"MPI_Reduce_init", comm, info, request}, coll::Kind::reduce, sendbuf, recvbuf,
+      count, datatype, op, root);
 }
 
 int MPI_Allreduce_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Allreduce_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce(call, coll::Kind::allreduce, sendbuf, recvbuf, count, datatype_.h, op, 0,
-        comm); };
-  });
+  return reduce_form(Persistent{"MPI_Allreduce_init", comm, info, request}, coll::Kind::allreduce, sendbuf, recvbuf,
+      count, datatype, op, 0);
 }
 
 int MPI_Gather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Gather_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_gather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
-        root, comm); };
-  });
+  return rooted_form(Persistent{"MPI_Gather_init", comm, info, request}, start_gather, sendbuf, sendcount, sendtype,
+      recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Gatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                      MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Gatherv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvcounts_ = arr(recvcounts, root_n(comm, root));
-    const auto displs_ = arr(displs, root_n(comm, root));
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_gatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype_.h, root, comm); };
-  });
+  return gatherv_form(Persistent{"MPI_Gatherv_init", comm, info, request}, sendbuf, sendcount, sendtype, recvbuf,
+      recvcounts, displs, recvtype, root);
 }
 
 int MPI_Scatter_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                      MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Scatter_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_scatter(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
-        root, comm); };
-  });
+  return rooted_form(Persistent{"MPI_Scatter_init", comm, info, request}, start_scatter, sendbuf, sendcount,
+      sendtype, recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Scatterv_init(const void* sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                       void* recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                       MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Scatterv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    check_root_arg(call, comm, root);
-    const auto sendcounts_ = arr(sendcounts, root_n(comm, root));
-    const auto displs_ = arr(displs, root_n(comm, root));
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_scatterv(call, sendbuf, sendcounts_.get(), displs_.get(), sendtype_.h, recvbuf,
-        recvcount, recvtype_.h, root, comm); };
-  });
+  return scatterv_form(Persistent{"MPI_Scatterv_init", comm, info, request}, sendbuf, sendcounts, displs, sendtype,
+      recvbuf, recvcount, recvtype, root);
 }
 
 int MPI_Allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Allgather_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_allgather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
-        comm); };
-  });
+  return pair_form(Persistent{"MPI_Allgather_init", comm, info, request}, start_allgather, sendbuf, sendcount,
+      sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                         const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                         MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Allgatherv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvcounts_ = arr(recvcounts, all_n(comm));
-    const auto displs_ = arr(displs, all_n(comm));
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_allgatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcounts_.get(),
-        displs_.get(), recvtype_.h, comm); };
-  });
+  return allgatherv_form(Persistent{"MPI_Allgatherv_init", comm, info, request}, false, sendbuf, sendcount,
+      sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 
 int MPI_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                       MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Alltoall_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_alltoall(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount, recvtype_.h,
-        comm); };
-  });
+  return pair_form(Persistent{"MPI_Alltoall_init", comm, info, request}, start_alltoall, sendbuf, sendcount,
+      sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                        MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Alltoallv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendcounts_ = arr(sendcounts, send_n(comm, sendbuf));
-    const auto sdispls_ = arr(sdispls, send_n(comm, sendbuf));
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvcounts_ = arr(recvcounts, all_n(comm));
-    const auto rdispls_ = arr(rdispls, all_n(comm));
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h, recvbuf,
-        recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
-  });
+  return alltoallv_form(Persistent{"MPI_Alltoallv_init", comm, info, request}, false, sendbuf, sendcounts, sdispls,
+      sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 
 int MPI_Reduce_scatter_init(const void* sendbuf, void* recvbuf, const int recvcounts[], MPI_Datatype datatype,
                             MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Reduce_scatter_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto recvcounts_ = arr(recvcounts, local_n(comm));
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce_scatter(call, sendbuf, recvbuf, recvcounts_.get(), datatype_.h, op,
-        comm); };
-  });
+  return reduce_scatter_form(Persistent{"MPI_Reduce_scatter_init", comm, info, request}, sendbuf, recvbuf,
+      recvcounts, datatype, op);
 }
 
 int MPI_Reduce_scatter_block_init(const void* sendbuf, void* recvbuf, int recvcount, MPI_Datatype datatype,
                                   MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Reduce_scatter_block_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce_scatter_block(call, sendbuf, recvbuf, recvcount, datatype_.h, op, comm); };
-  });
+  return reduce_scatter_block_form(Persistent{"MPI_Reduce_scatter_block_init", comm, info, request}, sendbuf,
+      recvbuf, recvcount, datatype, op);
 }
 
 int MPI_Scan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                   MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Scan_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce(call, coll::Kind::scan, sendbuf, recvbuf, count, datatype_.h, op, 0,
-        comm); };
-  });
+  return reduce_form(Persistent{"MPI_Scan_init", comm, info, request}, coll::Kind::scan, sendbuf, recvbuf, count,
+      datatype, op, 0);
 }
 
 int MPI_Exscan_init(const void* sendbuf, void* recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Exscan_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto datatype_ = keep_type(datatype);
-    return [=] { return start_reduce(call, coll::Kind::exscan, sendbuf, recvbuf, count, datatype_.h, op, 0,
-        comm); };
-  });
+  return reduce_form(Persistent{"MPI_Exscan_init", comm, info, request}, coll::Kind::exscan, sendbuf, recvbuf,
+      count, datatype, op, 0);
 }
 
 int MPI_Alltoallw_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                        const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                        const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                        MPI_Request* request) {
-  const char* call = "MPI_Alltoallw_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendcounts_ = arr(sendcounts, send_n(comm, sendbuf));
-    const auto sdispls_ = arr(sdispls, send_n(comm, sendbuf));
-    const auto sendtypes_ = keep_types(sendtypes, send_n(comm, sendbuf));
-    const auto recvcounts_ = arr(recvcounts, all_n(comm));
-    const auto rdispls_ = arr(rdispls, all_n(comm));
-    const auto recvtypes_ = keep_types(recvtypes, all_n(comm));
-    return [=] { return start_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtypes_.get(),
-        recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
-  });
+  return alltoallw_form(Persistent{"MPI_Alltoallw_init", comm, info, request}, sendbuf, sendcounts, sdispls,
+      sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 
 int MPI_Neighbor_allgather_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                 MPI_Request* request) {
-  const char* call = "MPI_Neighbor_allgather_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_neighbor_allgather(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount,
-        recvtype_.h, comm); };
-  });
+  return pair_form(Persistent{"MPI_Neighbor_allgather_init", comm, info, request}, start_neighbor_allgather,
+      sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Neighbor_allgatherv_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                  MPI_Comm comm, MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Neighbor_allgatherv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
-    const auto displs_ = arr(displs, in_n(call, comm));
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_neighbor_allgatherv(call, sendbuf, sendcount, sendtype_.h, recvbuf,
-        recvcounts_.get(), displs_.get(), recvtype_.h, comm); };
-  });
+  return allgatherv_form(Persistent{"MPI_Neighbor_allgatherv_init", comm, info, request}, true, sendbuf, sendcount,
+      sendtype, recvbuf, recvcounts, displs, recvtype);
 }
 
 int MPI_Neighbor_alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                MPI_Request* request) {
-  const char* call = "MPI_Neighbor_alltoall_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_neighbor_alltoall(call, sendbuf, sendcount, sendtype_.h, recvbuf, recvcount,
-        recvtype_.h, comm); };
-  });
+  return pair_form(Persistent{"MPI_Neighbor_alltoall_init", comm, info, request}, start_neighbor_alltoall, sendbuf,
+      sendcount, sendtype, recvbuf, recvcount, recvtype);
 }
 
 int MPI_Neighbor_alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                 MPI_Datatype sendtype, void* recvbuf, const int recvcounts[],
                                 const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
                                 MPI_Request* request) {
-  const char* call = "MPI_Neighbor_alltoallv_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendcounts_ = arr(sendcounts, out_n(call, comm));
-    const auto sdispls_ = arr(sdispls, out_n(call, comm));
-    const auto sendtype_ = keep_type(sendtype);
-    const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
-    const auto rdispls_ = arr(rdispls, in_n(call, comm));
-    const auto recvtype_ = keep_type(recvtype);
-    return [=] { return start_neighbor_alltoallv(call, sendbuf, sendcounts_.get(), sdispls_.get(), sendtype_.h,
-        recvbuf, recvcounts_.get(), rdispls_.get(), recvtype_.h, comm); };
-  });
+  return alltoallv_form(Persistent{"MPI_Neighbor_alltoallv_init", comm, info, request}, true, sendbuf, sendcounts,
+      sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype);
 }
 
 int MPI_Neighbor_alltoallw_init(const void* sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                                 const MPI_Datatype sendtypes[], void* recvbuf, const int recvcounts[],
                                 const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                 MPI_Info info, MPI_Request* request) {
-  const char* call = "MPI_Neighbor_alltoallw_init";
-  return persistent(call, comm, info, request, [&]() -> Starter {
-    const auto sendcounts_ = arr(sendcounts, out_n(call, comm));
-    const auto sdispls_ = arr(sdispls, out_n(call, comm));
-    const auto sendtypes_ = keep_types(sendtypes, out_n(call, comm));
-    const auto recvcounts_ = arr(recvcounts, in_n(call, comm));
-    const auto rdispls_ = arr(rdispls, in_n(call, comm));
-    const auto recvtypes_ = keep_types(recvtypes, in_n(call, comm));
-    return [=] { return start_neighbor_alltoallw(call, sendbuf, sendcounts_.get(), sdispls_.get(),
-        sendtypes_.get(), recvbuf, recvcounts_.get(), rdispls_.get(), recvtypes_.get(), comm); };
-  });
+  return neighbor_alltoallw_form(Persistent{"MPI_Neighbor_alltoallw_init", comm, info, request}, sendbuf,
+      sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes);
 }
 
 }  // extern "C"

@@ -47,8 +47,9 @@ const Topology& require_topology(const char* call, MPI_Comm comm, int kind) {
   return *t;
 }
 
-void set_topology(MPI_Comm comm, std::shared_ptr<const Topology> t) {
-  attr_set_internal(AttrKind::comm, comm, topology_keyval(), std::const_pointer_cast<Topology>(std::move(t)));
+void set_topology(MPI_Comm comm, std::shared_ptr<Topology> t) {
+  t->nb = make_neighbourhood(*t, comm_of(comm).rank());
+  attr_set_internal(AttrKind::comm, comm, topology_keyval(), std::move(t));
 }
 
 void require_intra(const char* call, MPI_Comm comm) {

@@ -11,30 +11,6 @@
 
 namespace interlace::mpi {
 
-struct Topology {
-  int kind = MPI_UNDEFINED;          // MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH
-  // MPI_CART: extent and periodicity per dimension (row-major rank order).
-  std::vector<int> dims, periods;
-  // MPI_GRAPH: the whole graph as MPI_Graph_create took it.
-  std::vector<int> index, edges;
-  // MPI_DIST_GRAPH: this rank's in- and out-neighbours and their weights.
-  std::vector<int> sources, source_weights, dests, dest_weights;
-  bool weighted = false;
-};
-
-// The topology of comm, or null when it has none (raises MPI_ERR_COMM for a bad handle).
-std::shared_ptr<const Topology> topology_of(MPI_Comm comm);
-// The topology of comm, which must be of `kind` (MPI_UNDEFINED: any kind); raises
-// MPI_ERR_TOPOLOGY naming the communicator and what it has otherwise.
-const Topology& require_topology(const char* call, MPI_Comm comm, int kind);
-void set_topology(MPI_Comm comm, std::shared_ptr<const Topology> t);
-// Topologies live on intracommunicators: MPI_ERR_COMM naming an intercommunicator.
-void require_intra(const char* call, MPI_Comm comm);
-
-// Cartesian helpers: the coordinates of a rank and the neighbours of MPI_Cart_shift.
-std::vector<int> cart_coords(const Topology& t, int rank);
-void cart_shift(const Topology& t, int rank, int direction, int disp, int* source, int* dest);
-
 // The neighbourhood of this rank for the neighbour collectives: receive block i comes
 // from sources[i], send block j goes to dests[j] (MPI_PROC_NULL: no transfer, block
 // untouched). Messages between a pair of ranks match in the order they are posted, so
@@ -45,6 +21,39 @@ struct Neighbourhood {
   std::vector<int> sources, dests;
   std::vector<int> recv_order;
 };
-Neighbourhood neighbourhood_of(const char* call, MPI_Comm comm);
+
+struct Topology {
+  int kind = MPI_UNDEFINED;          // MPI_CART, MPI_GRAPH or MPI_DIST_GRAPH
+  // MPI_CART: extent and periodicity per dimension (row-major rank order).
+  std::vector<int> dims, periods;
+  // MPI_GRAPH: the whole graph as MPI_Graph_create took it.
+  std::vector<int> index, edges;
+  // MPI_DIST_GRAPH: this rank's in- and out-neighbours and their weights.
+  std::vector<int> sources, source_weights, dests, dest_weights;
+  bool weighted = false;
+  // This rank's neighbourhood, worked out once by set_topology: topologies are
+  // immutable and a duplicate communicator keeps the ranks, so every neighbour
+  // collective on it reads the same lists.
+  Neighbourhood nb;
+};
+
+// The topology of comm, or null when it has none (raises MPI_ERR_COMM for a bad handle).
+std::shared_ptr<const Topology> topology_of(MPI_Comm comm);
+// The topology of comm, which must be of `kind` (MPI_UNDEFINED: any kind); raises
+// MPI_ERR_TOPOLOGY naming the communicator and what it has otherwise.
+const Topology& require_topology(const char* call, MPI_Comm comm, int kind);
+// Attaches t (fresh, not yet shared) to comm and fills in t->nb for comm's rank.
+void set_topology(MPI_Comm comm, std::shared_ptr<Topology> t);
+Neighbourhood make_neighbourhood(const Topology& t, int rank);
+// Topologies live on intracommunicators: MPI_ERR_COMM naming an intercommunicator.
+void require_intra(const char* call, MPI_Comm comm);
+
+// Cartesian helpers: the coordinates of a rank and the neighbours of MPI_Cart_shift.
+std::vector<int> cart_coords(const Topology& t, int rank);
+void cart_shift(const Topology& t, int rank, int direction, int disp, int* source, int* dest);
+
+// The neighbourhood of comm's topology (MPI_ERR_TOPOLOGY without one); valid while
+// comm exists.
+const Neighbourhood& neighbourhood_of(const char* call, MPI_Comm comm);
 
 }  // namespace interlace::mpi

@@ -77,9 +77,11 @@ MPI_Comm attach(CommObj& parent, Communicator c, std::shared_ptr<Topology> t) {
 
 namespace interlace::mpi {
 
-Neighbourhood neighbourhood_of(const char* call, MPI_Comm comm) {
-  const Topology& t = require_topology(call, comm, MPI_UNDEFINED);
-  const int rank = comm_of(comm).rank();
+const Neighbourhood& neighbourhood_of(const char* call, MPI_Comm comm) {
+  return require_topology(call, comm, MPI_UNDEFINED).nb;
+}
+
+Neighbourhood make_neighbourhood(const Topology& t, int rank) {
   Neighbourhood n;
   switch (t.kind) {
     case MPI_CART:

@@ -77,6 +77,19 @@ MPI_Datatype pick(const char* call, int p, int r, const std::tuple<int, int, MPI
                          std::to_string(r) + " (MPI_UNDEFINED means no requirement)");
 }
 
+// The body of MPI_Type_create_f90_integer/real/complex: p (MPI_UNDEFINED for integers)
+// and r picked from the candidates c; the f90 combiner and p, r recorded for decoding.
+template <size_t N>
+int create_f90(const char* call, int combiner, int p, int r, const std::tuple<int, int, MPI_Datatype> (&c)[N],
+               MPI_Datatype* newtype, const char* name) {
+  return guard(call, MPI_COMM_NULL, [&] {
+    require_initialized(call);
+    check_ptr(newtype, call, "newtype");
+    const MPI_Datatype base = pick(call, p, r, c);
+    *newtype = f90_type(combiner, combiner == MPI_COMBINER_F90_INTEGER ? 0 : p, r, base, name);
+  });
+}
+
 }  // namespace
 
 void register_fortran_types(State& s) {
@@ -147,40 +160,25 @@ int MPI_Type_match_size(int typeclass, int size, MPI_Datatype* datatype) {
 }
 
 int MPI_Type_create_f90_integer(int r, MPI_Datatype* newtype) {
-  static constexpr const char* call = "MPI_Type_create_f90_integer";
-  return guard(call, MPI_COMM_NULL, [&] {
-    require_initialized(call);
-    check_ptr(newtype, call, "newtype");
-    static const std::tuple<int, int, MPI_Datatype> c[] = {
-        {0, 2, MPI_INTEGER1}, {0, 4, MPI_INTEGER2}, {0, 9, MPI_INTEGER4}, {0, 18, MPI_INTEGER8},
-        {0, 38, MPI_INTEGER16}};
-    const MPI_Datatype base = pick(call, MPI_UNDEFINED, r, c);
-    *newtype = f90_type(MPI_COMBINER_F90_INTEGER, 0, r, base, "MPI_TYPE_CREATE_F90_INTEGER");
-  });
+  static const std::tuple<int, int, MPI_Datatype> c[] = {
+      {0, 2, MPI_INTEGER1}, {0, 4, MPI_INTEGER2}, {0, 9, MPI_INTEGER4}, {0, 18, MPI_INTEGER8},
+      {0, 38, MPI_INTEGER16}};
+  return create_f90("MPI_Type_create_f90_integer", MPI_COMBINER_F90_INTEGER, MPI_UNDEFINED, r, c, newtype,
+                    "MPI_TYPE_CREATE_F90_INTEGER");
 }
 
 int MPI_Type_create_f90_real(int p, int r, MPI_Datatype* newtype) {
-  static constexpr const char* call = "MPI_Type_create_f90_real";
-  return guard(call, MPI_COMM_NULL, [&] {
-    require_initialized(call);
-    check_ptr(newtype, call, "newtype");
-    static const std::tuple<int, int, MPI_Datatype> c[] = {
-        {6, 37, MPI_REAL4}, {15, 307, MPI_REAL8}, {33, 4931, MPI_REAL16}};
-    const MPI_Datatype base = pick(call, p, r, c);
-    *newtype = f90_type(MPI_COMBINER_F90_REAL, p, r, base, "MPI_TYPE_CREATE_F90_REAL");
-  });
+  static const std::tuple<int, int, MPI_Datatype> c[] = {
+      {6, 37, MPI_REAL4}, {15, 307, MPI_REAL8}, {33, 4931, MPI_REAL16}};
+  return create_f90("MPI_Type_create_f90_real", MPI_COMBINER_F90_REAL, p, r, c, newtype,
+                    "MPI_TYPE_CREATE_F90_REAL");
 }
 
 int MPI_Type_create_f90_complex(int p, int r, MPI_Datatype* newtype) {
-  static constexpr const char* call = "MPI_Type_create_f90_complex";
-  return guard(call, MPI_COMM_NULL, [&] {
-    require_initialized(call);
-    check_ptr(newtype, call, "newtype");
-    static const std::tuple<int, int, MPI_Datatype> c[] = {
-        {6, 37, MPI_COMPLEX8}, {15, 307, MPI_COMPLEX16}, {33, 4931, MPI_COMPLEX32}};
-    const MPI_Datatype base = pick(call, p, r, c);
-    *newtype = f90_type(MPI_COMBINER_F90_COMPLEX, p, r, base, "MPI_TYPE_CREATE_F90_COMPLEX");
-  });
+  static const std::tuple<int, int, MPI_Datatype> c[] = {
+      {6, 37, MPI_COMPLEX8}, {15, 307, MPI_COMPLEX16}, {33, 4931, MPI_COMPLEX32}};
+  return create_f90("MPI_Type_create_f90_complex", MPI_COMBINER_F90_COMPLEX, p, r, c, newtype,
+                    "MPI_TYPE_CREATE_F90_COMPLEX");
 }
 
 int MPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype* pair_type) {
