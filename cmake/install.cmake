@@ -16,10 +16,28 @@ install(TARGETS interlace EXPORT interlaceTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-# All of include/, so C compatibility headers placed beside interlace/ come too.
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+# include/interlace/ goes to <includedir>/interlace/. Everything else in include/ (the C
+# compatibility headers mpi.h, shmem.h, ... and include/nanos6/) goes to the private
+# <includedir>/interlace/compat/, which the wrappers, the CMake target and the .pc
+# file add with -I, as Open MPI and MPICH keep their mpi.h: <includedir> is often on
+# every C build's path (a pyenv Python's CPPFLAGS names <prefix>/include), where our
+# mpi.h and shmem.h would hide those of another MPI or OpenSHMEM (docs/building.md).
+# Found by glob, so a header added to include/ is installed without a change here.
+set(INTERLACE_COMPAT_INCLUDEDIR ${CMAKE_INSTALL_INCLUDEDIR}/interlace/compat)
+file(GLOB include_entries LIST_DIRECTORIES true CONFIGURE_DEPENDS
+  ${PROJECT_SOURCE_DIR}/include/*)
+foreach(entry ${include_entries})
+  get_filename_component(entry_name ${entry} NAME)
+  if(entry_name STREQUAL "interlace")
+    install(DIRECTORY ${entry} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+      FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+  elseif(IS_DIRECTORY ${entry})
+    install(DIRECTORY ${entry} DESTINATION ${INTERLACE_COMPAT_INCLUDEDIR}
+      FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
+  elseif(entry_name MATCHES "\\.(h|hpp)$")
+    install(FILES ${entry} DESTINATION ${INTERLACE_COMPAT_INCLUDEDIR})
+  endif()
+endforeach()
 install(EXPORT interlaceTargets NAMESPACE interlace::
   DESTINATION ${INTERLACE_CMAKE_DIR})
 

@@ -74,6 +74,14 @@ def includedir() -> Path:
     return prefix() / "include"
 
 
+def compat_includedir() -> Path:
+    """Where mpi.h, shmem.h and the other C compatibility headers are installed: a
+    directory of their own, like Open MPI's and MPICH's, so that a build for another
+    MPI or OpenSHMEM with includedir() on its path (a pyenv Python's CPPFLAGS) does not
+    pick them up. They include <interlace/...>, so includedir() is needed too."""
+    return includedir() / "interlace" / "compat"
+
+
 def cmake_dir() -> Path:
     return config_file().parent
 

@@ -4,7 +4,7 @@
   interlace run --cluster FILE [options] PROGRAM.c | PROGRAM | DIR [ARGS]
   interlace run -n N --topology T.json [--routes DIR] [--fabric sim --preset NAME] PROGRAM
   interlace info [--collectives]
-  interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix
+  interlace config --cflags | --libs | --cmake-prefix | --pkg-config-path | --prefix | ...
   interlace transpile PROG.c --cluster FILE [--tree|--no-tree] [--emit DIR] [--report FILE]
                       [-I DIR] [-D NAME[=V]]
   interlace routes gen|check|show|topo ...   (interlace routes --help)
@@ -136,11 +136,15 @@ def cmd_config(argv: list[str]) -> int:
                    help="for PKG_CONFIG_PATH so `pkg-config interlace` works")
     g.add_argument("--prefix", action="store_true", help="the install prefix")
     g.add_argument("--libdir", action="store_true")
-    g.add_argument("--includedir", action="store_true")
+    g.add_argument("--includedir", action="store_true",
+                   help="the directory of the C++ headers (interlace/...)")
+    g.add_argument("--compat-includedir", action="store_true",
+                   help="the private directory of mpi.h, shmem.h and the other C "
+                        "compatibility headers (--cflags names both)")
     ns = p.parse_args(argv)
     try:
         if ns.cflags:
-            print(f"-I{_paths.includedir()} -pthread")
+            print(f"-I{_paths.compat_includedir()} -I{_paths.includedir()} -pthread")
         elif ns.libs:
             lib = _paths.libdir()
             print(f"-L{lib} -Wl,-rpath,{lib} -linterlace -pthread")
@@ -150,6 +154,8 @@ def cmd_config(argv: list[str]) -> int:
             print(_paths.pkgconfig_dir())
         elif ns.libdir:
             print(_paths.libdir())
+        elif ns.compat_includedir:
+            print(_paths.compat_includedir())
         else:
             print(_paths.includedir())
     except _paths.NotInstalledError as e:

@@ -1,6 +1,7 @@
 """interlace-cc / interlace-c++: compiler wrappers in the manner of mpicc;
 interlace-oshcc / interlace-oshc++ are the same for OpenSHMEM programs (like oshcc:
-shmem.h is in the same include directory and the same library implements it).
+shmem.h is in the same include directory and the same library implements it; that
+directory, <includedir>/interlace/compat, is private to the wrappers, see _paths).
 They run the real compiler (INTERLACE_CC / INTERLACE_CXX, else cc / c++) with
 interlace's include path, library path, run-time path and library added, so
 `interlace-c++ app.cpp -o app` builds a program that runs without
@@ -33,7 +34,8 @@ class BadCompilerError(ValueError):
 def command(lang: str, args: list[str]) -> list[str]:
     var, default = ("INTERLACE_CXX", "c++") if lang == "c++" else ("INTERLACE_CC", "cc")
     compiler = os.environ.get(var) or default
-    inc, lib = str(_paths.includedir()), str(_paths.libdir())
+    compat, inc = str(_paths.compat_includedir()), str(_paths.includedir())
+    lib = str(_paths.libdir())
     try:
         cmd = shlex.split(compiler)
     except ValueError as e:
@@ -43,7 +45,7 @@ def command(lang: str, args: list[str]) -> list[str]:
     # The public headers use C++20; a user's own -std= wins.
     if lang == "c++" and not any(a.startswith("-std=") for a in args):
         cmd.append("-std=c++20")
-    cmd += [f"-I{inc}", "-pthread", *args]
+    cmd += [f"-I{compat}", f"-I{inc}", "-pthread", *args]
     if not _NO_LINK.intersection(args):
         cmd += [f"-L{lib}", f"-Wl,-rpath,{lib}", "-linterlace"]
     return cmd

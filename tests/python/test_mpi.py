@@ -276,7 +276,7 @@ def test_example_over_tcp():
 def installed_mpi_header() -> Path | None:
     try:
         from interlace import _paths
-        header = Path(_paths.includedir()) / "mpi.h"
+        header = Path(_paths.compat_includedir()) / "mpi.h"
     except Exception:
         return None
     return header if header.exists() else None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,6 +25,10 @@ int main() {
 }
 """
 EXPECTED = "int64=8 float16=2"
+# Every C compatibility header (installed in <prefix>/include/interlace/compat/).
+C_API_HEADERS = ("mpi.h", "shmem.h", "shmemx.h", "smi.h", "ompif.h", "nanos6/distributed.h")
+C_API_PROGRAM = "".join(f"#include <{h}>\n" for h in C_API_HEADERS) + \
+    "int main(void) { return 0; }\n"
 
 try:
     from interlace import _paths
@@ -63,11 +68,29 @@ def test_pyproject_version_matches_cmake():
     assert v_cmake == v_py
 
 
+def compat_headers() -> list[str]:
+    """The C compatibility headers of the source tree: include/*.h and include/nanos6/."""
+    inc = REPO / "include"
+    names = sorted(p.relative_to(inc).as_posix() for p in inc.glob("*.h"))
+    names += sorted(p.relative_to(inc).as_posix() for p in (inc / "nanos6").glob("*.h"))
+    assert set(C_API_HEADERS) <= set(names), names
+    return names
+
+
 @needs_install
 def test_install_layout():
     lib = _paths.libdir()
     assert (lib / "libinterlace.so").exists()
     assert (_paths.includedir() / "interlace" / "core" / "datatype.hpp").is_file()
+    # mpi.h, shmem.h, ... in a private directory, as Open MPI's and MPICH's are:
+    # <prefix>/include is on other builds' path (a pyenv Python's CPPFLAGS), where
+    # they would hide another MPI's or OpenSHMEM's headers.
+    compat = _paths.compat_includedir()
+    assert compat == _paths.includedir() / "interlace" / "compat"
+    for name in compat_headers():
+        assert (compat / name).is_file(), name
+        assert not (_paths.includedir() / name).exists(), name
+    assert not (_paths.includedir() / "nanos6").exists()
     assert (_paths.cmake_dir() / "interlaceConfig.cmake").is_file()
     assert (_paths.pkgconfig_dir() / "interlace.pc").is_file()
     import interlace._core as core
@@ -87,7 +110,9 @@ def test_wrapper_showme_prints_the_command():
     cxx = installed_script("interlace-c++")
     r = subprocess.run([cxx, "--showme", "x.cpp"], capture_output=True, text=True)
     assert r.returncode == 0
-    assert f"-I{_paths.includedir()}" in r.stdout and "-linterlace" in r.stdout
+    words = shlex.split(r.stdout)
+    assert f"-I{_paths.compat_includedir()}" in words and f"-I{_paths.includedir()}" in words
+    assert "-linterlace" in words
     r = subprocess.run([installed_script("interlace-cc"), "--showme", "-c", "x.c"],
                        capture_output=True, text=True)
     assert "-linterlace" not in r.stdout  # compile only: no link flags
@@ -109,10 +134,13 @@ def test_builds_with_cmake_find_package(program):
         pytest.skip("cmake not installed")
     (program / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.18)\n"
-        "project(hello CXX)\n"
+        "project(hello C CXX)\n"
         "find_package(interlace 0.1 REQUIRED)\n"
-        "add_executable(hello hello.cpp)\n"
+        "add_executable(hello hello.cpp capi.c)\n"
         "target_link_libraries(hello PRIVATE interlace::interlace)\n")
+    # The C API's headers come through the target's include directories too.
+    (program / "capi.c").write_text(C_API_PROGRAM.replace("int main(void)",
+                                                          "int capi_unused(void)"))
     gen = "-G Ninja" if shutil.which("ninja") else ""
     prefix = run_interlace("config", "--cmake-prefix").stdout.strip()
     assert prefix == str(PREFIX)
@@ -122,12 +150,63 @@ def test_builds_with_cmake_find_package(program):
 
 @needs_install
 def test_config_flags():
-    cflags = run_interlace("config", "--cflags").stdout
+    cflags = run_interlace("config", "--cflags").stdout.split()
     libs = run_interlace("config", "--libs").stdout
-    assert f"-I{_paths.includedir()}" in cflags
+    assert cflags == [f"-I{_paths.compat_includedir()}", f"-I{_paths.includedir()}", "-pthread"]
+    inc = run_interlace("config", "--includedir").stdout.strip()
+    assert inc == str(_paths.includedir())
+    compat = run_interlace("config", "--compat-includedir").stdout.strip()
+    assert compat == str(_paths.compat_includedir()) and (Path(compat) / "mpi.h").is_file()
     assert "-linterlace" in libs and f"-L{_paths.libdir()}" in libs
     r = run_interlace("config")
     assert r.returncode == 2  # one of the flags is required
+
+
+@needs_install
+def test_builds_c_api_program_with_pkg_config(tmp_path):
+    if not shutil.which("pkg-config"):
+        pytest.skip("pkg-config not installed")
+    env = clean_env()
+    env["PKG_CONFIG_PATH"] = str(_paths.pkgconfig_dir())
+    cflags = shlex.split(sh("pkg-config --cflags interlace", tmp_path, env).stdout)
+    # The .pc file is relocatable: its paths go through ${pcfiledir}/../..
+    dirs = [Path(f[2:]).resolve() for f in cflags if f.startswith("-I")]
+    assert dirs == [_paths.compat_includedir().resolve(), _paths.includedir().resolve()], cflags
+    (tmp_path / "capi.c").write_text(C_API_PROGRAM)
+    sh("cc capi.c -o capi $(pkg-config --cflags --libs interlace)", tmp_path, env)
+    sh("./capi", tmp_path)
+
+
+def foreign_header(compiler: list[str], header: str, inc: Path, cwd: Path) -> str:
+    """The file `#include <header>` resolves to when `compiler` gets -I<inc>, as a
+    pyenv Python's CPPFLAGS give it to every C build; "" where none is found."""
+    (cwd / "probe.c").write_text(f"#include <{header}>\n")
+    r = subprocess.run([*compiler, f"-I{inc}", "-H", "-fsyntax-only", "probe.c"], cwd=cwd,
+                       capture_output=True, text=True, timeout=120, env=clean_env())
+    first = [l for l in r.stderr.splitlines() if l.startswith(". ")]
+    return first[0][2:].strip() if first else ""
+
+
+@needs_install
+def test_prefix_include_on_the_path_does_not_hide_another_mpi_or_shmem(tmp_path):
+    """Open MPI's and MPICH's wrappers put their own -I after the user's, so an mpi.h or
+    shmem.h directly in <prefix>/include would win over theirs for anyone with
+    <prefix>/include in CPPFLAGS (mpi4py built with mpicc.openmpi in a pyenv Python)."""
+    inc = _paths.includedir()
+    for header in C_API_HEADERS:
+        found = foreign_header(["cc"], header, inc, tmp_path)
+        assert not found.startswith(str(inc) + "/"), (header, found)
+        # The same lookup with the wrappers' flags finds ours: the probe can fail.
+        found = foreign_header(["cc", f"-I{_paths.compat_includedir()}"], header, inc,
+                               tmp_path)
+        assert found == str(_paths.compat_includedir() / header), (header, found)
+    for wrapper, header, ours in (("mpicc.openmpi", "mpi.h", "OMPI_MAJOR_VERSION"),
+                                  ("oshcc", "shmem.h", "OSHMEM_MAJOR_VERSION")):
+        if shutil.which(wrapper) is None:
+            continue
+        found = foreign_header([wrapper], header, inc, tmp_path)
+        assert found and not found.startswith(str(inc) + "/"), (wrapper, found)
+        assert ours in Path(found).read_text(), (wrapper, found)
 
 
 def test_info_shows_version_fabrics_and_configuration():

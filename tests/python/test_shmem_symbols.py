@@ -112,7 +112,8 @@ def prefix(tmp_path_factory) -> Path:
     r = subprocess.run(["cmake", "--install", str(BUILD), "--prefix", str(out)],
                        capture_output=True, text=True, timeout=180)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (out / "include" / "shmem.h").exists()
+    assert (out / "include" / "interlace" / "compat" / "shmem.h").exists()
+    assert not (out / "include" / "shmem.h").exists()  # private, as Open MPI's mpi.h
     return out
 
 
@@ -255,4 +256,6 @@ def test_cxx_overloads_compile(prefix, tmp_path):
 def test_oshcc_showme_names_the_library(prefix, tmp_path):
     b = wrapper("interlace-oshcc", ["--showme", "prog.c"], prefix, tmp_path)
     assert b.returncode == 0, b.stderr
-    assert f"-I{prefix}/include" in b.stdout and "-linterlace" in b.stdout, b.stdout
+    words = b.stdout.split()
+    assert f"-I{prefix}/include/interlace/compat" in words, b.stdout
+    assert f"-I{prefix}/include" in words and "-linterlace" in words, b.stdout

@@ -191,7 +191,8 @@ def test_arguments_reach_the_compiler_unchanged(tmp_path):
     env = launcher_env(INTERLACE_CC=f"{shlex.quote(sys.executable)} {shlex.quote(str(echo))}")
     r = run([installed_script("interlace-cc"), *args], env, tmp_path)
     assert r.returncode == 0, r.stderr
-    assert json.loads(r.stdout) == [f"-I{_paths.includedir()}", "-pthread", *args]
+    assert json.loads(r.stdout) == [f"-I{_paths.compat_includedir()}", f"-I{_paths.includedir()}",
+                                    "-pthread", *args]
 
 
 def test_wrapper_found_through_a_symlink(tmp_path):
@@ -201,7 +202,9 @@ def test_wrapper_found_through_a_symlink(tmp_path):
     env = launcher_env()
     r = run([str(link), "--showme", "x.c"], env)
     assert r.returncode == 0, r.stderr
-    assert f"-I{_paths.includedir()}" in r.stdout and f"-L{_paths.libdir()}" in r.stdout
+    words = shlex.split(r.stdout)
+    assert f"-I{_paths.compat_includedir()}" in words and f"-I{_paths.includedir()}" in words
+    assert f"-L{_paths.libdir()}" in words
 
 
 @pytest.mark.parametrize("var, value, code, message", [
