@@ -342,9 +342,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag
                   MPI_Request* request) {
   return guard("MPI_Send_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
-    *request = persistent(
-        [=] { return start_send(comm_of(comm), buf, count, *t, dest, tag, comm, false); }, comm);
+    *request = send_init(buf, count, dt, dest, tag, comm, false);
   });
 }
 
@@ -352,9 +350,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int ta
                    MPI_Request* request) {
   return guard("MPI_Ssend_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
-    *request = persistent(
-        [=] { return start_send(comm_of(comm), buf, count, *t, dest, tag, comm, true); }, comm);
+    *request = send_init(buf, count, dt, dest, tag, comm, true);
   });
 }
 
@@ -362,9 +358,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MP
                   MPI_Request* request) {
   return guard("MPI_Recv_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
-    *request = persistent(
-        [=] { return start_recv(comm_of(comm), buf, count, *t, source, tag, comm); }, comm);
+    *request = recv_init(buf, count, dt, source, tag, comm);
   });
 }
 

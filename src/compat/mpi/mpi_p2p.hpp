@@ -43,6 +43,7 @@ ReqObj isendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int se
 MPI_Request bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm);
 MPI_Request send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       bool sync);
+MPI_Request recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm);
 // MPI_Mrecv/Imrecv's receive of message *m (mpi_mprobe.cpp).
 ReqObj receive_message_checked(void* buf, int count, MPI_Datatype dt, MPI_Message* m);
 // A copy of t that lives as long as the holder (persistent requests).

@@ -137,10 +137,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int
                     MPI_Comm comm, MPI_Request* request) {
   return guard("MPI_Recv_init_c", comm, [&] {
     check_out(request, "request");
-    const int n = narrow_count(count, "count");
-    auto t = keep_type(*check_recv(n, dt, source, tag, comm).t);
-    *request = persistent(
-        [=] { return start_recv(comm_of(comm), buf, n, *t, source, tag, comm); }, comm);
+    *request = recv_init(buf, narrow_count(count, "count"), dt, source, tag, comm);
   });
 }
 

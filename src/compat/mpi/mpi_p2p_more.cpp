@@ -1,4 +1,4 @@
-// MPI_Isendrecv(_replace) (MPI 4) and the persistent buffered and ready sends. The
+// MPI_Isendrecv(_replace) (MPI 4) and the persistent requests' bodies. The
 // bodies take int counts; the large-count forms (mpi_p2p_c.cpp) narrow and call them.
 #include "compat/mpi/mpi_p2p.hpp"
 
@@ -54,6 +54,12 @@ MPI_Request send_init(const void* buf, int count, MPI_Datatype dt, int dest, int
   auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
   return persistent(
       [=] { return start_send(comm_of(comm), buf, count, *t, dest, tag, comm, sync); }, comm);
+}
+
+MPI_Request recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+  auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
+  return persistent(
+      [=] { return start_recv(comm_of(comm), buf, count, *t, source, tag, comm); }, comm);
 }
 
 }  // namespace interlace::mpi
