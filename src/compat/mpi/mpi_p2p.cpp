@@ -97,7 +97,7 @@ ReqObj start_send(const Communicator& c, const void* buf, int count, const TypeO
 }
 
 ReqObj start_recv(const Communicator& c, void* buf, int count, const TypeObj& t, int source,
-                  int tag, MPI_Comm comm) {
+                  int tag, MPI_Comm comm, std::shared_ptr<const TypeObj> kept) {
   ReqObj r;
   r.kind = Kind::p2p;
   r.comm = comm;
@@ -105,8 +105,9 @@ ReqObj start_recv(const Communicator& c, void* buf, int count, const TypeObj& t,
     r.p2p = c.irecv(buf, data_bytes(t, count), Datatype::bytes, source, tag);
     return r;
   }
-  // A copy of the type: the user may free the datatype before the receive completes.
-  auto type = std::make_shared<TypeObj>(t);
+  // The unpack needs the type after the user may have freed the datatype: the caller's
+  // own copy when it keeps one (persistent requests), else a copy made here.
+  std::shared_ptr<const TypeObj> type = kept ? std::move(kept) : keep_type(t);
   Unpacked u = unpack_view(buf, count, *type);
   r.p2p = c.irecv(u.data, u.bytes, Datatype::bytes, source, tag);
   if (u.tmp) {

@@ -24,8 +24,9 @@ void check_out(const void* p, const char* name);  // MPI_ERR_ARG for a null outp
 
 ReqObj start_send(const Communicator& c, const void* buf, int count, const TypeObj& t, int dest,
                   int tag, MPI_Comm comm, bool sync);
+// kept: a copy of t the caller already holds (else one is made for a derived type).
 ReqObj start_recv(const Communicator& c, void* buf, int count, const TypeObj& t, int source,
-                  int tag, MPI_Comm comm);
+                  int tag, MPI_Comm comm, std::shared_ptr<const TypeObj> kept = nullptr);
 // A finished request (e.g. a buffered send whose data is in the attached buffer).
 ReqObj done_request(MPI_Comm comm);
 // Waits for r; stores its status; raises its error.

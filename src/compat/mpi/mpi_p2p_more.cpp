@@ -59,7 +59,7 @@ MPI_Request send_init(const void* buf, int count, MPI_Datatype dt, int dest, int
 MPI_Request recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
   auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
   return persistent(
-      [=] { return start_recv(comm_of(comm), buf, count, *t, source, tag, comm); }, comm);
+      [=] { return start_recv(comm_of(comm), buf, count, *t, source, tag, comm, t); }, comm);
 }
 
 }  // namespace interlace::mpi

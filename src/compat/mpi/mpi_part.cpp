@@ -88,7 +88,7 @@ MPI_Request partitioned(std::shared_ptr<PartState> proto, void* recvbuf) {
       return;
     }
     ReqObj fresh =
-        start_recv(comm_of(p->comm), recvbuf, p->total, *p->type, p->peer, p->tag, p->comm);
+        start_recv(comm_of(p->comm), recvbuf, p->total, *p->type, p->peer, p->tag, p->comm, p->type);
     self.kind = fresh.kind;
     self.p2p = std::move(fresh.p2p);
     self.keep = std::move(fresh.keep);
