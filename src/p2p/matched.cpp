@@ -42,16 +42,17 @@ bool try_claim(const Communicator& c, int source, int tag, ClaimedMessage* out, 
   const auto& cs = live_state(c);
   const int w = world_of(c, source);
   p2p::P2pEngine& eng = p2p::engine_of(*cs);
-  auto impl = std::make_unique<p2p::ClaimedImpl>();
+  // Claimed into the stack first: MPI_Improbe is polled, and a poll that finds nothing
+  // should not cost a heap allocation.
+  p2p::Unexpected msg;
   Guard g(eng.ctx().lock());
-  bool got = eng.claim(*cs, w, tag, &impl->msg, st);
+  bool got = eng.claim(*cs, w, tag, &msg, st);
   if (!got) {
     eng.ctx().progress();
-    got = eng.claim(*cs, w, tag, &impl->msg, st);
+    got = eng.claim(*cs, w, tag, &msg, st);
   }
   if (!got) return false;
-  impl->comm = cs;
-  out->impl_ = std::move(impl);
+  out->impl_ = std::make_unique<p2p::ClaimedImpl>(p2p::ClaimedImpl{std::move(msg), cs});
   return true;
 }
 

@@ -151,6 +151,21 @@ static void setters(void) {
   MPI_Get_elements(&st, pair, &count);
   CHECK(count == 5, "Get_elements after set_elements 5: %d", count);
   MPI_Type_free(&pair);
+  /* A type mixing basic types: { int, double } is two basic elements of 12 bytes. */
+  MPI_Datatype mixed, types[2] = {MPI_INT, MPI_DOUBLE};
+  int lens[2] = {1, 1};
+  MPI_Aint disps[2] = {0, 8};
+  MPI_Type_create_struct(2, lens, disps, types, &mixed);
+  MPI_Type_commit(&mixed);
+  MPI_Status_set_elements(&st, mixed, 4);
+  MPI_Get_count(&st, mixed, &count);
+  CHECK(count == 2, "4 basic elements of {int, double} are 2 whole ones: %d", count);
+  MPI_Status_set_elements(&st, mixed, 3);
+  MPI_Get_elements(&st, mixed, &count);
+  CHECK(count == 3, "Get_elements after set_elements({int, double}, 3): %d", count);
+  MPI_Get_count(&st, mixed, &count);
+  CHECK(count == MPI_UNDEFINED, "3 basic elements of {int, double}: count %d", count);
+  MPI_Type_free(&mixed);
   MPI_Status_set_cancelled(&st, 1);
   MPI_Test_cancelled(&st, &flag);
   CHECK(flag == 1, "set_cancelled(1)");

@@ -1,7 +1,9 @@
 // Send cancel (P2pCancel/P2pCancelAck) and matched probes (claim), on shm and tcp.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "interlace/interlace.hpp"
@@ -50,6 +52,34 @@ TEST_P(P2pCancel, MatchedSendCompletesUncancelled) {
       w.recv(in.data(), in.size(), Datatype::bytes, 0, 5);
       EXPECT_EQ(in[kBig - 1], 'y');
       w.send(&token, 1, Datatype::int32, 0, 6);
+    }
+  }, GetParam());
+}
+
+// The cancel crosses the receiver's match on the wire: the receive took the
+// request-to-send (and answered) before the sender, which has not progressed since,
+// asks to withdraw it. The reply must say "matched", and the send complete normally.
+// (In MatchedSendCompletesUncancelled the send is already done when cancel() runs, so
+// the cancel never goes out.)
+TEST_P(P2pCancel, CancelCrossingTheMatchCompletesUncancelled) {
+  std::atomic<bool> matched{false};
+  run_ranks_as_threads(2, [&matched](Runtime& rt) {
+    Communicator w = rt.world();
+    if (w.rank() == 0) {
+      std::vector<char> big(kBig, 'w');
+      Request r = w.isend(big.data(), big.size(), Datatype::bytes, 1, 5);
+      while (!matched.load()) std::this_thread::yield();  // no progress meanwhile
+      r.cancel();
+      EXPECT_FALSE(r.wait().cancelled);
+    } else {
+      std::vector<char> in(kBig);
+      w.probe(0, 5);  // the request-to-send is here: the receive below matches it at once
+      Request r = w.irecv(in.data(), in.size(), Datatype::bytes, 0, 5);
+      matched.store(true);
+      Status st = r.wait();
+      EXPECT_FALSE(st.cancelled);
+      EXPECT_EQ(st.bytes, kBig);
+      EXPECT_EQ(in[kBig - 1], 'w');
     }
   }, GetParam());
 }

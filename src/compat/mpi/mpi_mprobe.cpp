@@ -27,7 +27,7 @@ MPI_Message keep_message(interlace::ClaimedMessage claimed, MPI_Comm comm) {
 // For guard()'s argument, evaluated before guard takes the MPI lock.
 MPI_Comm comm_of_message(const MPI_Message* m) {
   CallLock lock;
-  const MsgObj* o = m && state().initialized ? g_messages.get(*m) : nullptr;
+  const MsgObj* o = m && state().runtime_up ? g_messages.get(*m) : nullptr;
   return o ? o->comm : MPI_COMM_NULL;
 }
 

@@ -84,9 +84,8 @@ void check_out(const void* p, const char* name) {
   if (!p) raise(MPI_ERR_ARG, std::string(name) + " is a null pointer");
 }
 
-ReqObj start_send(const void* buf, int count, const TypeObj& t, int dest, int tag, MPI_Comm comm,
-                  bool sync) {
-  const Communicator& c = comm_of(comm);
+ReqObj start_send(const Communicator& c, const void* buf, int count, const TypeObj& t, int dest,
+                  int tag, MPI_Comm comm, bool sync) {
   Packed p = pack_view(buf, count, t);
   ReqObj r;
   r.kind = Kind::p2p;
@@ -97,8 +96,8 @@ ReqObj start_send(const void* buf, int count, const TypeObj& t, int dest, int ta
   return r;
 }
 
-ReqObj start_recv(void* buf, int count, const TypeObj& t, int source, int tag, MPI_Comm comm) {
-  const Communicator& c = comm_of(comm);
+ReqObj start_recv(const Communicator& c, void* buf, int count, const TypeObj& t, int source,
+                  int tag, MPI_Comm comm, std::shared_ptr<const TypeObj> kept) {
   ReqObj r;
   r.kind = Kind::p2p;
   r.comm = comm;
@@ -106,8 +105,9 @@ ReqObj start_recv(void* buf, int count, const TypeObj& t, int source, int tag, M
     r.p2p = c.irecv(buf, data_bytes(t, count), Datatype::bytes, source, tag);
     return r;
   }
-  // A copy of the type: the user may free the datatype before the receive completes.
-  auto type = std::make_shared<TypeObj>(t);
+  // The unpack needs the type after the user may have freed the datatype: the caller's
+  // own copy when it keeps one (persistent requests), else a copy made here.
+  std::shared_ptr<const TypeObj> type = kept ? std::move(kept) : keep_type(t);
   Unpacked u = unpack_view(buf, count, *type);
   r.p2p = c.irecv(u.data, u.bytes, Datatype::bytes, source, tag);
   if (u.tmp) {
@@ -225,7 +225,7 @@ int MPI_Recv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Com
              MPI_Status* status) {
   return guard("MPI_Recv", comm, [&] {
     Checked k = check_recv(count, dt, source, tag, comm);
-    finish_blocking(start_recv(buf, count, *k.t, source, tag, comm), status);
+    finish_blocking(start_recv(*k.c, buf, count, *k.t, source, tag, comm), status);
   });
 }
 
@@ -234,7 +234,7 @@ int MPI_Isend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MP
   return guard("MPI_Isend", comm, [&] {
     check_out(request, "request");
     Checked k = check_send(count, dt, dest, tag, comm);
-    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, false));
+    *request = new_request(start_send(*k.c, buf, count, *k.t, dest, tag, comm, false));
   });
 }
 
@@ -243,7 +243,7 @@ int MPI_Irsend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, M
   return guard("MPI_Irsend", comm, [&] {
     check_out(request, "request");
     Checked k = check_send(count, dt, dest, tag, comm);
-    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, false));
+    *request = new_request(start_send(*k.c, buf, count, *k.t, dest, tag, comm, false));
   });
 }
 
@@ -252,7 +252,7 @@ int MPI_Issend(const void* buf, int count, MPI_Datatype dt, int dest, int tag, M
   return guard("MPI_Issend", comm, [&] {
     check_out(request, "request");
     Checked k = check_send(count, dt, dest, tag, comm);
-    *request = new_request(start_send(buf, count, *k.t, dest, tag, comm, true));
+    *request = new_request(start_send(*k.c, buf, count, *k.t, dest, tag, comm, true));
   });
 }
 
@@ -271,7 +271,7 @@ int MPI_Irecv(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Co
   return guard("MPI_Irecv", comm, [&] {
     check_out(request, "request");
     Checked k = check_recv(count, dt, source, tag, comm);
-    *request = new_request(start_recv(buf, count, *k.t, source, tag, comm));
+    *request = new_request(start_recv(*k.c, buf, count, *k.t, source, tag, comm));
   });
 }
 
@@ -281,8 +281,8 @@ int MPI_Sendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
   return guard("MPI_Sendrecv", comm, [&] {
     Checked rk = check_recv(recvcount, recvtype, source, recvtag, comm);
     Checked sk = check_send(sendcount, sendtype, dest, sendtag, comm);
-    ReqObj send = start_send(sendbuf, sendcount, *sk.t, dest, sendtag, comm, false);
-    MPI_Status st = wait_local(start_recv(recvbuf, recvcount, *rk.t, source, recvtag, comm));
+    ReqObj send = start_send(*sk.c, sendbuf, sendcount, *sk.t, dest, sendtag, comm, false);
+    MPI_Status st = wait_local(start_recv(*rk.c, recvbuf, recvcount, *rk.t, source, recvtag, comm));
     MPI_Status sent = wait_local(std::move(send));
     if (status) *status = st;
     if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
@@ -303,7 +303,7 @@ int MPI_Sendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int se
     send.comm = comm;
     send.p2p = k.c->isend(copy->data(), copy->size(), Datatype::bytes, dest, sendtag);
     send.keep = copy;
-    MPI_Status st = wait_local(start_recv(buf, count, *k.t, source, recvtag, comm));
+    MPI_Status st = wait_local(start_recv(*k.c, buf, count, *k.t, source, recvtag, comm));
     MPI_Status sent = wait_local(std::move(send));
     if (status) *status = st;
     if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
@@ -343,9 +343,7 @@ int MPI_Send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag
                   MPI_Request* request) {
   return guard("MPI_Send_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
-    *request = persistent(
-        [=] { return start_send(buf, count, *t, dest, tag, comm, false); }, comm);
+    *request = send_init(buf, count, dt, dest, tag, comm, false);
   });
 }
 
@@ -353,9 +351,7 @@ int MPI_Ssend_init(const void* buf, int count, MPI_Datatype dt, int dest, int ta
                    MPI_Request* request) {
   return guard("MPI_Ssend_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
-    *request = persistent(
-        [=] { return start_send(buf, count, *t, dest, tag, comm, true); }, comm);
+    *request = send_init(buf, count, dt, dest, tag, comm, true);
   });
 }
 
@@ -363,8 +359,7 @@ int MPI_Recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MP
                   MPI_Request* request) {
   return guard("MPI_Recv_init", comm, [&] {
     check_out(request, "request");
-    auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
-    *request = persistent([=] { return start_recv(buf, count, *t, source, tag, comm); }, comm);
+    *request = recv_init(buf, count, dt, source, tag, comm);
   });
 }
 

@@ -22,7 +22,7 @@ MPI_Request isend_c(const void* buf, MPI_Count count, MPI_Datatype dt, int dest,
                     MPI_Comm comm, bool sync) {
   const int n = narrow_count(count, "count");
   Checked k = check_send(n, dt, dest, tag, comm);
-  return new_request(start_send(buf, n, *k.t, dest, tag, comm, sync));
+  return new_request(start_send(*k.c, buf, n, *k.t, dest, tag, comm, sync));
 }
 
 }  // namespace
@@ -53,7 +53,7 @@ int MPI_Recv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag,
   return guard("MPI_Recv_c", comm, [&] {
     const int n = narrow_count(count, "count");
     Checked k = check_recv(n, dt, source, tag, comm);
-    finish_blocking(start_recv(buf, n, *k.t, source, tag, comm), status);
+    finish_blocking(start_recv(*k.c, buf, n, *k.t, source, tag, comm), status);
   });
 }
 
@@ -97,7 +97,7 @@ int MPI_Irecv_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int tag
     check_out(request, "request");
     const int n = narrow_count(count, "count");
     Checked k = check_recv(n, dt, source, tag, comm);
-    *request = new_request(start_recv(buf, n, *k.t, source, tag, comm));
+    *request = new_request(start_recv(*k.c, buf, n, *k.t, source, tag, comm));
   });
 }
 
@@ -137,9 +137,7 @@ int MPI_Recv_init_c(void* buf, MPI_Count count, MPI_Datatype dt, int source, int
                     MPI_Comm comm, MPI_Request* request) {
   return guard("MPI_Recv_init_c", comm, [&] {
     check_out(request, "request");
-    const int n = narrow_count(count, "count");
-    auto t = keep_type(*check_recv(n, dt, source, tag, comm).t);
-    *request = persistent([=] { return start_recv(buf, n, *t, source, tag, comm); }, comm);
+    *request = recv_init(buf, narrow_count(count, "count"), dt, source, tag, comm);
   });
 }
 

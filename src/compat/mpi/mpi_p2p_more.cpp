@@ -1,4 +1,4 @@
-// MPI_Isendrecv(_replace) (MPI 4) and the persistent buffered and ready sends. The
+// MPI_Isendrecv(_replace) (MPI 4) and the persistent requests' bodies. The
 // bodies take int counts; the large-count forms (mpi_p2p_c.cpp) narrow and call them.
 #include "compat/mpi/mpi_p2p.hpp"
 
@@ -11,8 +11,8 @@ ReqObj isendrecv(const void* sendbuf, int sendcount, MPI_Datatype sendtype, int 
                  MPI_Comm comm) {
   Checked rk = check_recv(recvcount, recvtype, source, recvtag, comm);
   Checked sk = check_send(sendcount, sendtype, dest, sendtag, comm);
-  ReqObj send = start_send(sendbuf, sendcount, *sk.t, dest, sendtag, comm, false);
-  ReqObj r = start_recv(recvbuf, recvcount, *rk.t, source, recvtag, comm);
+  ReqObj send = start_send(*sk.c, sendbuf, sendcount, *sk.t, dest, sendtag, comm, false);
+  ReqObj r = start_recv(*rk.c, recvbuf, recvcount, *rk.t, source, recvtag, comm);
   r.also.push_back(std::move(send.p2p));
   if (send.keep) {
     auto both = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(
@@ -30,7 +30,7 @@ ReqObj isendrecv_replace(void* buf, int count, MPI_Datatype dt, int dest, int se
   auto copy = std::make_shared<std::vector<std::byte>>(data_bytes(*k.t, count));
   pack(buf, count, *k.t, copy->data());
   Request send = k.c->isend(copy->data(), copy->size(), Datatype::bytes, dest, sendtag);
-  ReqObj r = start_recv(buf, count, *k.t, source, recvtag, comm);
+  ReqObj r = start_recv(*k.c, buf, count, *k.t, source, recvtag, comm);
   r.also.push_back(std::move(send));
   auto both = std::make_shared<std::pair<std::shared_ptr<void>, std::shared_ptr<void>>>(
       std::move(r.keep), copy);
@@ -52,7 +52,14 @@ MPI_Request bsend_init(const void* buf, int count, MPI_Datatype dt, int dest, in
 MPI_Request send_init(const void* buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                       bool sync) {
   auto t = keep_type(*check_send(count, dt, dest, tag, comm).t);
-  return persistent([=] { return start_send(buf, count, *t, dest, tag, comm, sync); }, comm);
+  return persistent(
+      [=] { return start_send(comm_of(comm), buf, count, *t, dest, tag, comm, sync); }, comm);
+}
+
+MPI_Request recv_init(void* buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm) {
+  auto t = keep_type(*check_recv(count, dt, source, tag, comm).t);
+  return persistent(
+      [=] { return start_recv(comm_of(comm), buf, count, *t, source, tag, comm, t); }, comm);
 }
 
 }  // namespace interlace::mpi

@@ -65,7 +65,7 @@ void mark_ready(MPI_Request h, int partition) {
                                std::to_string(h) + " is already marked ready");
   p.ready[partition] = 1;
   if (++p.marked < p.partitions) return;
-  ReqObj s = start_send(p.buf, p.total, *p.type, p.peer, p.tag, p.comm, false);
+  ReqObj s = start_send(comm_of(p.comm), p.buf, p.total, *p.type, p.peer, p.tag, p.comm, false);
   r.kind = ReqObj::Kind::p2p;
   r.p2p = std::move(s.p2p);
   r.keep = std::move(s.keep);
@@ -87,7 +87,8 @@ MPI_Request partitioned(std::shared_ptr<PartState> proto, void* recvbuf) {
       self.kind = ReqObj::Kind::part_wait;
       return;
     }
-    ReqObj fresh = start_recv(recvbuf, p->total, *p->type, p->peer, p->tag, p->comm);
+    ReqObj fresh =
+        start_recv(comm_of(p->comm), recvbuf, p->total, *p->type, p->peer, p->tag, p->comm, p->type);
     self.kind = fresh.kind;
     self.p2p = std::move(fresh.p2p);
     self.keep = std::move(fresh.keep);

@@ -2,6 +2,8 @@
 // MPI_Request_get_status_any/all/some, which test like Test* but free nothing.
 // A status carries the received bytes; set_elements stores the bytes of `count` basic
 // elements of the type, so that MPI_Get_elements and MPI_Get_count read them back.
+#include <algorithm>
+
 #include "compat/mpi/mpi_p2p.hpp"
 
 namespace interlace::mpi {
@@ -11,21 +13,28 @@ void check_status(const void* status) {
   if (!status) raise(MPI_ERR_ARG, "status is a null pointer (MPI_STATUS_IGNORE has nothing to set)");
 }
 
+// The packed bytes of the first `count` basic elements of a message of type dt: whole
+// elements of dt, then the leading runs of one more (TypeObj::runs, the walk
+// MPI_Get_elements does the other way in elements_in), so every type works, pairs and
+// types mixing basic types included.
 long long bytes_of_elements(MPI_Datatype dt, MPI_Count count) {
   const TypeObj& t = type_obj(dt);
   if (count < 0) raise(MPI_ERR_COUNT, "count " + std::to_string(count) + " is negative");
   if (count == 0 || t.size == 0) return 0;
-  if (t.basic == MPI_DATATYPE_NULL)
-    raise(MPI_ERR_UNSUPPORTED_OPERATION,
-          "datatype " + t.name + " mixes basic types: MPI_Status_set_elements supports types built "
-          "from one basic type");
-  const TypeObj& b = type_obj(t.basic);
-  if (t.basic >= MPI_FLOAT_INT && t.basic <= MPI_LONG_DOUBLE_INT) {
-    // A pair is two basic elements (value, index), as MPI_Get_elements counts them.
-    const long long value_bytes = static_cast<long long>(b.size - sizeof(int));
-    return (count / 2) * static_cast<long long>(b.size) + (count % 2 ? value_bytes : 0);
+  long long per = 0;
+  for (const TypeObj::Run& r : t.runs) per += static_cast<long long>(r.count);
+  if (per == 0)
+    raise(MPI_ERR_TYPE, "datatype " + (t.name.empty() ? std::to_string(dt) : t.name) +
+                            " has no basic elements recorded");
+  long long bytes = count / per * static_cast<long long>(t.size);
+  long long rest = count % per;
+  for (const TypeObj::Run& r : t.runs) {
+    if (rest == 0) break;
+    const long long n = std::min(rest, static_cast<long long>(r.count));
+    bytes += n * static_cast<long long>(type_obj(r.type).size);
+    rest -= n;
   }
-  return count * static_cast<long long>(b.size);
+  return bytes;
 }
 
 MPI_Status empty_st() {
