@@ -5,11 +5,18 @@
  * ways, Bcast and Allreduce over the intercommunicator, Intercomm_merge (parents first)
  * and an Allreduce on the merged communicator, Comm_disconnect (and get_parent after
  * it). On interlace also a command that does not exist: MPI_ERR_SPAWN, not a hang (what
- * other MPIs do then is implementation-defined; Open MPI may end the job). */
+ * other MPIs do then is implementation-defined; Open MPI may end the job).
+ * tests/python/test_spawn.py runs the fault modes (argv[1]) under interlace only:
+ *   fault-unstarted     the children exit without MPI_Init: MPI_ERR_SPAWN, not a hang;
+ *   fault-lost          a child dies after connecting: a receive from it fails;
+ *   independent FILE    the parent finalizes and exits without disconnecting; the child
+ *                       finalizes later and then creates FILE. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define NCHILD 2
 
@@ -150,6 +157,56 @@ static void parent_side(const char *self, int wsize) {
   }
 }
 
+/* The fault modes: each prints "OK <mode>" at rank 0. */
+static void fault_mode(const char *self, const char *mode, const char *file) {
+  MPI_Comm inter;
+  int codes[NCHILD];
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  if (strcmp(mode, "fault-unstarted") == 0) {
+    int rc = MPI_Comm_spawn("true", MPI_ARGV_NULL, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes);
+    int cls = -1;
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN, "children that never call MPI_Init", cls, MPI_ERR_SPAWN);
+  } else if (strcmp(mode, "fault-lost") == 0) {
+    char *args[] = {"child-dies", NULL};
+    CHECK(MPI_Comm_spawn(self, args, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes) == MPI_SUCCESS,
+          "spawn", 0, 0);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int v = 0;
+    int rc = MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE);
+    CHECK(rc != MPI_SUCCESS, "a receive from a dead child fails", rc, 0);
+  } else if (strcmp(mode, "independent") == 0 && file) {
+    char *args[] = {"child-late", (char *)file, NULL};
+    CHECK(MPI_Comm_spawn(self, args, NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, codes) == MPI_SUCCESS,
+          "spawn", 0, 0);
+    int v = -1;
+    if (wrank == 0)
+      for (int j = 0; j < NCHILD; ++j) {
+        MPI_Recv(&v, 1, MPI_INT, j, 9, inter, MPI_STATUS_IGNORE);
+        CHECK(v == 300 + j, "message from a child", v, 300 + j);
+      }
+  } else {
+    fail("unknown mode", 0, 0);
+  }
+  if (wrank == 0) printf("OK %s\n", mode);
+}
+
+/* The children of the fault modes. */
+static void fault_child(const char *mode, const char *file) {
+  MPI_Comm parent;
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent != MPI_COMM_NULL, "child has a parent", 0, 0);
+  if (strcmp(mode, "child-dies") == 0) _exit(3);
+  int v = 300 + wrank;
+  MPI_Send(&v, 1, MPI_INT, 0, 9, parent);
+  struct timespec pause = {0, 500 * 1000 * 1000};
+  nanosleep(&pause, NULL); /* the parent is gone by now, as a rule */
+  MPI_Finalize();
+  FILE *f = fopen(file, "w");
+  if (f) fclose(f);
+  exit(0);
+}
+
 int main(int argc, char **argv) {
   int wsize;
   MPI_Init(&argc, &argv);
@@ -158,6 +215,11 @@ int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "child") == 0) {
     side = "child";
     child();
+  } else if (argc > 1 && strncmp(argv[1], "child-", 6) == 0) {
+    side = "child";
+    fault_child(argv[1], argc > 2 ? argv[2] : "");
+  } else if (argc > 1) {
+    fault_mode(argv[0], argv[1], argc > 2 ? argv[2] : NULL);
   } else {
     parent_side(argv[0], wsize);
     MPI_Barrier(MPI_COMM_WORLD);
