@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 
+#include "interlace/core/clock.hpp"
 #include "interlace/core/log.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/groups/comm_state.hpp"
@@ -92,13 +93,39 @@ std::vector<char*> c_strings(std::vector<std::string>& v) {
   return out;
 }
 
+std::atomic<int> g_live_children{0};
+
+// At exit of a process that spawned: its connections close (children blocked on it see
+// it gone), then it waits, within INTERLACE_CONNECT_TIMEOUT, for children still running,
+// as mpirun waits for the jobs it spawned: `interlace run` ends what remains of a rank's
+// process group once every rank exited.
+void at_exit() {
+  double limit = 30;
+  {
+    std::lock_guard<std::mutex> g(g_mu);
+    for (auto& [h, rt] : connections()) {
+      try {
+        limit = rt.context().config().connect_timeout_s;
+        rt.finalize();
+      } catch (...) {  // exiting anyway: nothing left to report it to
+      }
+    }
+  }
+  const Deadline until = Deadline::after(limit);
+  while (g_live_children.load() > 0 && !until.expired()) usleep(20 * 1000);
+}
+
 // Waits for the children in the background, so that they leave no zombies.
 void reap(std::vector<pid_t> pids) {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit(at_exit); });
+  g_live_children += static_cast<int>(pids.size());
   std::thread([pids = std::move(pids)] {
     for (pid_t p : pids) {
       int st = 0;
       while (waitpid(p, &st, 0) < 0 && errno == EINTR) {
       }
+      --g_live_children;
     }
   }).detach();
 }
