@@ -10,7 +10,8 @@
  *   fault-unstarted     the children exit without MPI_Init: MPI_ERR_SPAWN, not a hang;
  *   fault-lost          a child dies after connecting: a receive from it fails;
  *   independent FILE    the parent finalizes and exits without disconnecting; the child
- *                       finalizes later and then creates FILE. */
+ *                       frees its parent (get_parent is then MPI_COMM_NULL), finalizes
+ *                       later and then creates FILE. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,6 +200,9 @@ static void fault_child(const char *mode, const char *file) {
   if (strcmp(mode, "child-dies") == 0) _exit(3);
   int v = 300 + wrank;
   MPI_Send(&v, 1, MPI_INT, 0, 9, parent);
+  MPI_Comm_free(&parent); /* a freed parent is no parent any more (MPI 4.1, 11.8.2) */
+  MPI_Comm_get_parent(&parent);
+  CHECK(parent == MPI_COMM_NULL, "no parent after MPI_Comm_free", 0, 0);
   struct timespec pause = {0, 500 * 1000 * 1000};
   nanosleep(&pause, NULL); /* the parent is gone by now, as a rule */
   MPI_Finalize();

@@ -278,7 +278,14 @@ void connect_to_parent() {
 }
 
 MPI_Comm parent() {
-  if (g_parent != MPI_COMM_NULL && !state().comms.get(g_parent)) g_parent = MPI_COMM_NULL;
+  if (g_parent == MPI_COMM_NULL) return g_parent;
+  // After MPI_Comm_free of the parent intercommunicator its handle may name another
+  // communicator by now: only one still on the connection is the parent.
+  const CommObj* o = state().comms.get(g_parent);
+  std::lock_guard<std::mutex> g(g_mu);
+  auto it = connections().find(g_parent);
+  if (!o || !o->inter || it == connections().end() || &context_of(g_parent) != &it->second.context())
+    g_parent = MPI_COMM_NULL;
   return g_parent;
 }
 
