@@ -2,8 +2,9 @@
 /* Dynamic processes: the world spawns NCHILD copies of this program (argv[1] "child"
  * tells the copies apart), with command, argv and maxprocs significant only at the root.
  * Checked: errcodes, MPI_Comm_get_parent on both sides, intercommunicator sizes, p2p both
- * ways, Bcast and Allreduce over the intercommunicator, Intercomm_merge (parents first)
- * and an Allreduce on the merged communicator, Comm_disconnect (and get_parent after
+ * ways (Waitany over the intercommunicator alone and mixed with MPI_COMM_SELF), Bcast
+ * and Allreduce over the intercommunicator, Intercomm_merge (parents first) and an
+ * Allreduce on the merged communicator, Comm_disconnect (and get_parent after
  * it). On interlace also a command that does not exist: MPI_ERR_SPAWN, not a hang (what
  * other MPIs do then is implementation-defined; Open MPI may end the job).
  * tests/python/test_spawn.py runs the fault modes (argv[1]) under interlace only:
@@ -90,6 +91,12 @@ static void child(void) {
   CHECK(v == 100 + lrank && st.MPI_SOURCE == 0, "child received", v, st.MPI_SOURCE);
   v = 200 + lrank;
   MPI_Send(&v, 1, MPI_INT, 0, 8, parent);
+  for (int tag = 10; tag <= 11; ++tag) { /* for the parent's Waitany rounds */
+    struct timespec pause = {0, 300 * 1000 * 1000};
+    nanosleep(&pause, NULL); /* so that the parent waits in MPI_Waitany, as a rule */
+    v = 100 * tag + lrank;
+    MPI_Send(&v, 1, MPI_INT, 0, tag, parent);
+  }
 
   collectives(parent, rsize, 0);
   CHECK(MPI_Comm_disconnect(&parent) == MPI_SUCCESS, "child disconnect", 0, 0);
@@ -138,6 +145,24 @@ static void parent_side(const char *self, int wsize) {
       MPI_Status st;
       MPI_Recv(&v, 1, MPI_INT, MPI_ANY_SOURCE, 8, inter, &st);
       CHECK(v == 200 + st.MPI_SOURCE, "parent received", v, st.MPI_SOURCE);
+    }
+    /* Waitany over receives from every child (tag 10), then the same together with a
+     * message to itself on MPI_COMM_SELF (tag 11), which mixes the two jobs' traffic. */
+    for (int tag = 10; tag <= 11; ++tag) {
+      MPI_Request reqs[NCHILD + 2];
+      int got[NCHILD], self_out = 77, self_in = -1, nreq = NCHILD;
+      for (int j = 0; j < NCHILD; ++j) MPI_Irecv(&got[j], 1, MPI_INT, j, tag, inter, &reqs[j]);
+      if (tag == 11) {
+        MPI_Irecv(&self_in, 1, MPI_INT, 0, tag, MPI_COMM_SELF, &reqs[nreq++]);
+        MPI_Isend(&self_out, 1, MPI_INT, 0, tag, MPI_COMM_SELF, &reqs[nreq++]);
+      }
+      for (int k = 0; k < nreq; ++k) {
+        int idx = -1;
+        CHECK(MPI_Waitany(nreq, reqs, &idx, MPI_STATUS_IGNORE) == MPI_SUCCESS, "Waitany", tag, k);
+        CHECK(idx >= 0 && idx < nreq, "Waitany index", idx, nreq);
+      }
+      for (int j = 0; j < NCHILD; ++j) CHECK(got[j] == 100 * tag + j, "Waitany received", got[j], 100 * tag + j);
+      if (tag == 11) CHECK(self_in == 77, "message to itself", self_in, 77);
     }
   }
   collectives(inter, wsize, 1);
