@@ -5,8 +5,9 @@
  * ways (Waitany over the intercommunicator alone and mixed with MPI_COMM_SELF), Bcast
  * and Allreduce over the intercommunicator, Intercomm_merge (parents first) and an
  * Allreduce on the merged communicator, Comm_disconnect (and get_parent after
- * it). On interlace also a command that does not exist: MPI_ERR_SPAWN, not a hang (what
- * other MPIs do then is implementation-defined; Open MPI may end the job).
+ * it). On interlace also a command that does not exist (MPI_ERR_SPAWN, not a hang) and
+ * maxprocs 0 at the root (MPI_ERR_ARG everywhere): what other MPIs do then is
+ * implementation-defined (Open MPI may end the job).
  * tests/python/test_spawn.py runs the fault modes (argv[1]) under interlace only:
  *   fault-unstarted     the children exit without MPI_Init: MPI_ERR_SPAWN, not a hang;
  *   fault-lost          a child dies after connecting: a receive from it fails;
@@ -179,6 +180,11 @@ static void parent_side(const char *self, int wsize) {
     MPI_Error_class(rc, &cls);
     CHECK(cls == MPI_ERR_SPAWN, "spawn of a missing command", cls, MPI_ERR_SPAWN);
     for (int i = 0; i < NCHILD; ++i) CHECK(codes[i] == MPI_ERR_SPAWN, "errcode of a failed spawn", i, codes[i]);
+    /* maxprocs 0, significant at the root only: an argument error at every parent. */
+    rc = MPI_Comm_spawn(self, MPI_ARGV_NULL, wrank == 0 ? 0 : NCHILD, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                        MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG, "spawn of 0 processes", cls, MPI_ERR_ARG);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
   }
 }
