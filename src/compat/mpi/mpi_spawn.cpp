@@ -64,13 +64,14 @@ std::string new_connection_id() {
   return "spawn-" + str(getpid()) + "-" + str(++counter) + "-" + str(rd() % 1000000);
 }
 
-// The environment of a child: this process's, less what names this process's own job,
-// plus the child's job (rank j of `total`) and the connection.
+// The environment of a child: this process's, less what describes this process's own job
+// (its ranks, store, peer tables, routes), plus the child's job (rank j of `total`) and
+// the connection.
 std::vector<std::string> child_env(int j, int total, const std::string& conn, int parents) {
   static const char* own[] = {"INTERLACE_RANK=",  "INTERLACE_SIZE=",  "INTERLACE_LOCAL_RANK=",
                               "INTERLACE_LOCAL_SIZE=", "INTERLACE_JOB_ID=", "INTERLACE_SECRET=",
                               "INTERLACE_STORE=", "INTERLACE_ZRLMPI_RANKS=", "INTERLACE_UDP_PEERS=",
-                              "INTERLACE_PARENT="};
+                              "INTERLACE_UDP_PORT=", "INTERLACE_ROUTES=", "INTERLACE_PARENT="};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     bool drop = false;
