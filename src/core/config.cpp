@@ -303,6 +303,8 @@ const std::map<std::string, std::string>& Config::launcher_variables() {
       {"INTERLACE_HOST", "name of this rank's host group"},
       {"INTERLACE_TASK_HOST",
        "world rank of the distributed-task host; the other ranks are devices (default 0)"},
+      {"INTERLACE_PARENT",
+       "set by MPI_Comm_spawn for its children: <connection id>,<number of parents>"},
       {"INTERLACE_MPI_WIN_DIRECT",
        "0: MPI_Win_allocate windows use active messages even on one host (default 1)"},
   };

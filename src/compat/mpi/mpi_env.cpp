@@ -15,6 +15,7 @@
 #include "compat/mpi/mpi_attr.hpp"
 #include "compat/mpi/mpi_core.hpp"
 #include "compat/mpi/mpi_errh.hpp"
+#include "compat/mpi/mpi_spawn.hpp"
 
 #ifndef INTERLACE_VERSION
 #define INTERLACE_VERSION "unknown"
@@ -74,6 +75,7 @@ void init(int required, int* provided) {
   s.thread_level = grant_thread_level(required);
   if (provided) *provided = s.thread_level;
   g_main_thread = std::this_thread::get_id();
+  spawn::connect_to_parent();  // a spawned process meets its parents inside MPI_Init
   s.initialized = true;
 }
 

@@ -118,8 +118,9 @@ CommObj& inter_obj(MPI_Comm c, const char* call) {
 
 }  // namespace
 
-Ids fresh_ids() {
-  const auto& w = world();
+Ids fresh_ids() { return fresh_ids(world()); }
+
+Ids fresh_ids(const std::shared_ptr<CommState>& w) {
   Ids ids;
   ids.p2p = w->new_child_id();
   ids.coll = w->new_child_id();
@@ -143,7 +144,11 @@ Ids agreed(const InterState& s, const Ids& mine, const Ids& theirs) {
 }
 
 MPI_Comm make(std::vector<int> local, std::vector<int> remote, const Ids& ids, MPI_Errhandler eh) {
-  const auto& w = world();
+  return make_on(world(), std::move(local), std::move(remote), ids, eh);
+}
+
+MPI_Comm make_on(const std::shared_ptr<CommState>& w, std::vector<int> local, std::vector<int> remote,
+                 const Ids& ids, MPI_Errhandler eh) {
   const int me = w->rt->ctx->rank();
   auto pos = std::find(local.begin(), local.end(), me);
   if (pos == local.end()) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
@@ -274,7 +279,9 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     need(newintracomm, call, "newintracomm");
     CommObj& o = inter_obj(intercomm, call);
     std::vector<int64_t> mine{high ? 1 : 0, 0};
-    if (o.comm.rank() == 0) mine[1] = static_cast<int64_t>(world()->new_child_id());
+    // The runtime of the intercommunicator (a spawn connects on a runtime of its own).
+    const auto& rt_world = o.inter->local_comm.group_state();
+    if (o.comm.rank() == 0) mine[1] = static_cast<int64_t>(rt_world->new_child_id());
     const Swapped s = swap_leaders(o, mine);
     if (s.mine.size() != 2 || s.theirs.size() != 2) raise(MPI_ERR_INTERN, std::string(call) + ": malformed exchange");
     const InterState& is = *o.inter;
@@ -287,7 +294,7 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     members.insert(members.end(), second.begin(), second.end());
     const uint64_t id = static_cast<uint64_t>(local_first ? s.mine[1] : s.theirs[1]);
     const MPI_Errhandler eh = o.errhandler;
-    *newintracomm = new_comm(Communicator::from_group_state(CommState::make(world()->rt, id, members)), eh);
+    *newintracomm = new_comm(Communicator::from_group_state(CommState::make(rt_world->rt, id, members)), eh);
   });
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "interlace/groups/comm_state.hpp"
 #include "mpi_coll_impl.hpp"
 #include "mpi_impl.hpp"
 
@@ -21,9 +22,14 @@ struct Ids {
   uint64_t p2p = 0, coll = 0, local = 0;
 };
 Ids fresh_ids();
+// The same on the runtime of `w` (the world's, or a spawn connection's).
+Ids fresh_ids(const std::shared_ptr<groups::CommState>& w);
 // Makes the intercommunicator handle between `local` (holding this rank) and `remote`
 // (world ranks in group order); p2p/coll ids agreed by both groups, local by this one.
 MPI_Comm make(std::vector<int> local, std::vector<int> remote, const Ids& ids, MPI_Errhandler eh);
+// The same on the runtime of `w` (its ranks are those of that runtime's job): spawn.
+MPI_Comm make_on(const std::shared_ptr<groups::CommState>& w, std::vector<int> local, std::vector<int> remote,
+                 const Ids& ids, MPI_Errhandler eh);
 // Over an existing intercommunicator: the leaders (local rank 0) swap `mine` (only the
 // leader's is used) and hand both to their group. Collective over both groups.
 struct Swapped {

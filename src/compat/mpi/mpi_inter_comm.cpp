@@ -36,14 +36,17 @@ Ids ids_for(const std::vector<int64_t>& v, size_t at, int64_t color) {
   raise(MPI_ERR_INTERN, "MPI_Comm_split: no ids for color " + std::to_string(color));
 }
 
+// New communicators live on the intercommunicator's runtime (a spawn's is not the world's).
+const std::shared_ptr<groups::CommState>& runtime_of(const CommObj& o) { return o.inter->local_comm.group_state(); }
+
 }  // namespace
 
 MPI_Comm dup(CommObj& o) {
   std::vector<int64_t> mine;
-  if (o.comm.rank() == 0) mine = to_vec(fresh_ids());
+  if (o.comm.rank() == 0) mine = to_vec(fresh_ids(runtime_of(o)));
   const Swapped s = swap_leaders(o, mine);
   const Ids use = agreed(*o.inter, ids_at(s.mine, 0), ids_at(s.theirs, 0));
-  return make(o.inter->local, o.inter->remote, use, o.errhandler);
+  return make_on(runtime_of(o), o.inter->local, o.inter->remote, use, o.errhandler);
 }
 
 MPI_Comm split(CommObj& o, int color, int key) {
@@ -61,7 +64,7 @@ MPI_Comm split(CommObj& o, int color, int key) {
     msg.push_back(static_cast<int64_t>(colors.size()));
     for (int64_t c : colors) {
       msg.push_back(c);
-      const std::vector<int64_t> ids = to_vec(fresh_ids());
+      const std::vector<int64_t> ids = to_vec(fresh_ids(runtime_of(o)));
       msg.insert(msg.end(), ids.begin(), ids.end());
     }
   }
@@ -77,7 +80,7 @@ MPI_Comm split(CommObj& o, int color, int key) {
   const Ids theirs = ids_for(s.theirs, 2 * rn, color);
   Ids use = local[0] < remote[0] ? mine : theirs;
   use.local = mine.local;
-  return make(std::move(local), std::move(remote), use, o.errhandler);
+  return make_on(runtime_of(o), std::move(local), std::move(remote), use, o.errhandler);
 }
 
 // `group` must be a subgroup of the local group, the same on every local rank; the new
@@ -91,7 +94,7 @@ MPI_Comm create(CommObj& o, MPI_Comm comm, const std::vector<int>& group) {
                                std::to_string(comm));
   std::vector<int64_t> msg;
   if (o.comm.rank() == 0) {
-    msg = to_vec(fresh_ids());
+    msg = to_vec(fresh_ids(runtime_of(o)));
     msg.insert(msg.end(), group.begin(), group.end());
   }
   const Swapped s = swap_leaders(o, msg);
@@ -102,7 +105,7 @@ MPI_Comm create(CommObj& o, MPI_Comm comm, const std::vector<int>& group) {
   if (remote.empty() || std::find(local.begin(), local.end(), me) == local.end()) return MPI_COMM_NULL;
   Ids use = local[0] < remote[0] ? mine : theirs;
   use.local = mine.local;
-  return make(std::move(local), std::move(remote), use, o.errhandler);
+  return make_on(runtime_of(o), std::move(local), std::move(remote), use, o.errhandler);
 }
 
 void release(MPI_Comm handle, CommObj& o) {

@@ -3,8 +3,10 @@
 // on_complete ran, its status stored: kind done), then "consumed" (status reported,
 // handle freed, or a persistent request made inactive).
 #include <deque>
+#include <thread>
 
 #include "compat/mpi/mpi_core.hpp"
+#include "compat/mpi/mpi_spawn.hpp"
 #include "interlace/core/clock.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/engine/completion.hpp"
@@ -240,7 +242,13 @@ void block_until_any(int count, const MPI_Request* reqs) {
   std::vector<engine::Completion*> set;
   set.reserve(pending.size());
   for (ReqObj* r : pending) set.push_back(pending_completion(*r));
-  engine::Context& ctx = state().rt.context();
+  // A spawn connection runs an engine of its own: requests spanning two engines are polled.
+  engine::Context& ctx = spawn::context_of(pending[0]->comm);
+  for (ReqObj* r : pending)
+    if (&spawn::context_of(r->comm) != &ctx)
+      for (;; std::this_thread::yield())
+        for (ReqObj* q : pending)
+          if (settle(*q, false)) return;
   const double limit = ctx.config().op_timeout_s;
   Errc rc = ctx.wait_for(set, true, Deadline::after(limit));
   if (rc == Errc::timeout)
