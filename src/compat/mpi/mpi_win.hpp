@@ -48,6 +48,9 @@ struct WinObj {
   // loads and stores, accumulates serialised by a lock word per target in the segment.
   bool direct = false;
   std::atomic<uint32_t>* acc_locks = nullptr;  // rank r's word at acc_locks[r * 16]
+  // Rank r's MPI_Win_lock word at lock_words[r * 16] (direct windows only; the others
+  // keep lock state at the target, lock_shared/lock_excl below).
+  std::atomic<uint32_t>* lock_words = nullptr;
 
   // Origin side (the calling thread only, except the counters replies decrement).
   std::unique_ptr<std::atomic<int64_t>[]> outstanding;  // per target: unanswered messages
@@ -134,6 +137,10 @@ void win_direct(WinObj& w, WinData&& d);
 // is combined in, under the target's lock word.
 void win_direct_acc(WinObj& w, int target, std::byte* at, const std::byte* data, std::byte* result, size_t bytes,
                     MPI_Op op, MPI_Datatype basic, size_t unit);
+// MPI_Win_lock/unlock on a direct window: the target's lock word in the segment, taken
+// and released with atomics (no message, and nothing for the target to progress).
+bool win_direct_try_lock(WinObj& w, int target, int type);
+void win_direct_unlock(WinObj& w, int target, int type);
 // inout = in op inout over len bytes of `basic` elements (REPLACE copies, NO_OP nothing).
 void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len);
 // Control messages: lock (returns whether granted), unlock, post, complete.

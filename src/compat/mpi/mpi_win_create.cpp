@@ -62,12 +62,12 @@ void call_ok(int rc, const char* what) {
 // rank 0 creates it, the others map it by name (so it works over any fabric, as long
 // as the ranks share a host), and it is unlinked once everyone has it. Segments are
 // contiguous in rank order; the accumulate lock words follow them, one cache line
-// per rank. Returns false (everyone agrees) when some rank cannot map it.
+// per rank, then the passive-target lock words, as many. Returns false (everyone agrees) when some rank cannot map it.
 bool map_shared(WinObj& w, const std::vector<MPI_Aint>& sizes) {
   size_t total = 0;
   for (MPI_Aint s : sizes) total += static_cast<size_t>(s);
   const size_t locks = (total + 63) / 64 * 64;
-  w.shm_len = locks + static_cast<size_t>(w.size) * 64;
+  w.shm_len = locks + static_cast<size_t>(w.size) * 128;
   static int counter = 0;
   char name[64] = {};
   if (w.rank == 0) std::snprintf(name, sizeof name, "/il-mpiwin-%d-%d", static_cast<int>(getpid()), ++counter);
@@ -93,6 +93,7 @@ bool map_shared(WinObj& w, const std::vector<MPI_Aint>& sizes) {
   }
   w.shm_map = m;  // ftruncate's zero pages: the lock words start free
   w.acc_locks = reinterpret_cast<std::atomic<uint32_t>*>(static_cast<std::byte*>(m) + locks);
+  w.lock_words = w.acc_locks + static_cast<size_t>(w.size) * 16;
   size_t off = 0;
   for (int r = 0; r < w.size; ++r) {
     w.peers[r].shared = static_cast<std::byte*>(m) + off;
