@@ -77,7 +77,7 @@ def build(work: Path, lib_dir: Path, impls, programs=("mpi_pingpong", "mpi_coll_
 
 
 def probe(exe):
-    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=300).stdout.split()
     return ("busy" if float(out[1]) > BUSY_NS else out[0]), float(out[1])
 
 
