@@ -70,8 +70,7 @@ struct WinObj {
   bool lock_excl = false;
   std::unique_ptr<std::atomic<int>[]> posts;  // per origin: MPI_Win_post notices
   std::atomic<int> completes{0};
-  std::vector<uint8_t> post_group;  // per origin: in the current MPI_Win_post group
-  int post_count = 0;
+  int post_count = 0;              // origins in the current MPI_Win_post group
   bool exposure = false;
   std::mutex region_mu;            // dynamic windows: attached regions
   std::vector<std::pair<uintptr_t, size_t>> regions;
@@ -146,6 +145,12 @@ void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, 
 // Control messages: lock (returns whether granted), unlock, post, complete.
 bool win_send_lock(WinObj& w, MPI_Win h, int target, int type);
 void win_send_ctl(WinObj& w, MPI_Win h, WinOp op, int target);
+
+// MPI_ERR_ARG "CALL: WHAT is a null pointer" when p is null.
+template <class T>
+inline void need(T* p, const char* call, const char* what) {
+  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
+}
 
 // Checks a rank of the window (MPI_ERR_RANK naming it); MPI_PROC_NULL is allowed.
 void win_check_rank(const char* call, const WinObj& w, int rank);

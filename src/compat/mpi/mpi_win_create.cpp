@@ -136,7 +136,6 @@ MPI_Win create(const char* call, MPI_Comm comm, MPI_Info info, int flavor, void*
   for (int r = 0; r < o.size; ++r) o.outstanding[r] = 0, o.in_flight[r] = 0, o.posts[r] = 0;
   o.locked.assign(o.size, 0);
   o.started.assign(o.size, 0);
-  o.post_group.assign(o.size, 0);
   MPI_Win h;
   {
     std::lock_guard<std::mutex> g(g_mu);
@@ -176,11 +175,6 @@ MPI_Win create(const char* call, MPI_Comm comm, MPI_Info info, int flavor, void*
 MPI_Comm comm_or_world(MPI_Win w) {
   WinObj* o = win_find(w);
   return o ? o->comm : MPI_COMM_NULL;
-}
-
-template <class T>
-void need(T* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
 }
 }  // namespace
 
