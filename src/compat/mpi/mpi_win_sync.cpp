@@ -141,8 +141,6 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     check_assert(call, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
     if (w.exposure) raise(MPI_ERR_RMA_SYNC, std::string(call) + ": an exposure epoch is already open");
     const std::vector<int> ranks = ranks_of(call, w, group);
-    std::fill(w.post_group.begin(), w.post_group.end(), 0);
-    for (int r : ranks) w.post_group[r] = 1;
     w.post_count = static_cast<int>(ranks.size());
     w.exposure = true;
     if (!(assert & MPI_MODE_NOCHECK))
