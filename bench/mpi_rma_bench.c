@@ -4,8 +4,11 @@
  * can progress there).
  *   <op>_<mode>_latency_us:     one operation and its completion (put, get, acc = MPI_SUM
  *                               of doubles); mode passive = MPI_Win_flush inside a
- *                               lock_all epoch, fence = MPI_Win_fence on both ranks
- *   <op>_<mode>_bandwidth_GBps: BENCH_WINDOW operations, then one completion
+ *                               lock_all epoch, fence = MPI_Win_fence on both ranks,
+ *                               lock = MPI_Win_lock (shared), the operation, MPI_Win_unlock
+ *   <op>_<mode>_bandwidth_GBps: BENCH_WINDOW operations, then one completion (passive, fence)
+ *   create_<op>_<mode>_latency_us: the same latencies on a window from MPI_Win_create
+ *                               over malloc'd memory (interlace: its message carrier)
  *   shared_{peer,local}_copy_GBps: memcpy into a peer's segment of an
  *                               MPI_Win_allocate_shared window vs into private memory
  *   shared_{peer,local}_access_ns: one 8-byte load+store, peer segment vs private
@@ -19,6 +22,8 @@ static char *src, *mem;
 static MPI_Win win;
 enum { PUT, GET, ACC };
 static const char *op_name[] = {"put", "get", "acc"};
+enum { PASSIVE, FENCE, LOCK };
+static const char *mode_name[] = {"passive", "fence", "lock"};
 
 static void issue(int op, size_t n) {
   if (op == PUT) MPI_Put(src, (int)n, MPI_BYTE, 1, 0, (int)n, MPI_BYTE, win);
@@ -32,16 +37,22 @@ static int agree(int n) {
 }
 
 /* Seconds for `iters` rounds of `batch` operations, each round completed. */
-static double run(int op, int fence, size_t n, int iters, int batch) {
+static double run(int op, int mode, size_t n, int iters, int batch) {
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = bench_now();
-  if (fence) {
+  if (mode == FENCE) {
     for (int i = 0; i < iters; i++) {
       if (rank == 0)
         for (int b = 0; b < batch; b++) issue(op, n);
       MPI_Win_fence(0, win);
     }
-  } else if (rank == 0) {
+  } else if (mode == LOCK && rank == 0) {
+    for (int i = 0; i < iters; i++) {
+      MPI_Win_lock(MPI_LOCK_SHARED, 1, 0, win);
+      for (int b = 0; b < batch; b++) issue(op, n);
+      MPI_Win_unlock(1, win);
+    }
+  } else if (mode == PASSIVE && rank == 0) {
     for (int i = 0; i < iters; i++) {
       for (int b = 0; b < batch; b++) issue(op, n);
       MPI_Win_flush(1, win);
@@ -69,42 +80,50 @@ static void verify(size_t n) {
   }
 }
 
-static void one_sided(const bench_opts *o) {
+/* create: a window from MPI_Win_create over malloc'd memory, latencies only. */
+static void one_sided(const bench_opts *o, int create) {
   double v[BENCH_MAX_REPS];
-  char metric[64];
-  MPI_Win_allocate((MPI_Aint)o->bw_max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+  char metric[80];
+  if (create) {
+    mem = aligned_alloc(4096, o->bw_max);
+    MPI_Win_create(mem, (MPI_Aint)o->bw_max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+  } else {
+    MPI_Win_allocate((MPI_Aint)o->bw_max, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
+  }
   memset(mem, 0, o->bw_max);
-  for (int fence = 0; fence <= 1; fence++) {
-    if (fence) MPI_Win_fence(0, win);
-    else MPI_Win_lock_all(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+  for (int mode = PASSIVE; mode <= LOCK; mode++) {
+    if (mode == FENCE) MPI_Win_fence(0, win);
+    else if (mode == PASSIVE) MPI_Win_lock_all(0, win);
     for (int op = PUT; op <= ACC; op++) {
       for (size_t n = o->lat ? o->lat_min : 0; n; n = bench_next(n, o->lat_step, o->lat_max)) {
-        run(op, fence, n, BENCH_LAT_WARMUP, 1);
-        double warm = run(op, fence, n, BENCH_LAT_WARMUP, 1) / BENCH_LAT_WARMUP;
+        run(op, mode, n, BENCH_LAT_WARMUP, 1);
+        double warm = run(op, mode, n, BENCH_LAT_WARMUP, 1) / BENCH_LAT_WARMUP;
         int iters = agree(bench_calibrate(warm, o->quick, 0));
-        for (int r = 0; r < o->reps; r++) v[r] = run(op, fence, n, iters, 1) / iters * 1e6;
-        snprintf(metric, sizeof metric, "%s_%s_latency_us", op_name[op], fence ? "fence" : "passive");
+        for (int r = 0; r < o->reps; r++) v[r] = run(op, mode, n, iters, 1) / iters * 1e6;
+        snprintf(metric, sizeof metric, "%s%s_%s_latency_us", create ? "create_" : "", op_name[op], mode_name[mode]);
         if (rank == 0) bench_report(o->label, metric, n, v, o->reps, 0, iters);
       }
-      for (size_t n = o->bw ? o->bw_min : 0; n; n = bench_next(n, o->bw_step, o->bw_max)) {
-        run(op, fence, n, 1, BENCH_WINDOW);
-        double warm = run(op, fence, n, 1, BENCH_WINDOW);
+      for (size_t n = o->bw && !create && mode != LOCK ? o->bw_min : 0; n; n = bench_next(n, o->bw_step, o->bw_max)) {
+        run(op, mode, n, 1, BENCH_WINDOW);
+        double warm = run(op, mode, n, 1, BENCH_WINDOW);
         int iters = agree(bench_calibrate(warm, o->quick, 1));
         int reps = bench_bw_reps(n, o);
-        for (int r = 0; r < reps; r++) v[r] = (double)n * BENCH_WINDOW * iters / run(op, fence, n, iters, BENCH_WINDOW) / 1e9;
-        snprintf(metric, sizeof metric, "%s_%s_bandwidth_GBps", op_name[op], fence ? "fence" : "passive");
+        for (int r = 0; r < reps; r++) v[r] = (double)n * BENCH_WINDOW * iters / run(op, mode, n, iters, BENCH_WINDOW) / 1e9;
+        snprintf(metric, sizeof metric, "%s_%s_bandwidth_GBps", op_name[op], mode_name[mode]);
         if (rank == 0) bench_report(o->label, metric, n, v, reps, 1, iters);
       }
     }
-    if (!fence) {
+    if (mode == PASSIVE) {
       verify(o->lat_min);
       verify(o->bw_max);
       MPI_Win_unlock_all(win);
-    } else {
+    } else if (mode == FENCE) {
       MPI_Win_fence(MPI_MODE_NOSUCCEED, win);
     }
   }
   MPI_Win_free(&win);
+  if (create) free(mem);
 }
 
 /* Shared window: rank 0 copies into rank 1's segment, and into private memory. */
@@ -163,10 +182,11 @@ int main(int argc, char **argv) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   bench_opts o = bench_parse(argc, argv);
-  int only_shared = 0, no_shared = 0;
+  int only_shared = 0, no_shared = 0, no_create = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--shared")) only_shared = 1;
     if (!strcmp(argv[i], "--no-shared")) no_shared = 1;
+    if (!strcmp(argv[i], "--no-create")) no_create = 1;
   }
   /* Latency sizes up to 64 KiB; bandwidth up to 4 MiB (16 MiB without --quick):
    * 64 operations of the largest size must fit the window and the runtime. */
@@ -174,7 +194,8 @@ int main(int argc, char **argv) {
   bench_pin(rank);
   src = aligned_alloc(4096, o.bw_max);
   memset(src, 1, o.bw_max);
-  if (!only_shared) one_sided(&o);
+  if (!only_shared) one_sided(&o, 0);
+  if (!only_shared && !no_create) one_sided(&o, 1);
   if (!no_shared) shared(&o);
   free(src);
   MPI_Finalize();

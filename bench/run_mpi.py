@@ -48,8 +48,9 @@ def sh(cmd, **kw):
     return subprocess.run([str(c) for c in cmd], check=True, **kw)
 
 
-def build(work: Path, lib_dir: Path, impls):
-    """{impl: {program: path}} plus the probe; an MPI whose compiler is missing is skipped."""
+def build(work: Path, lib_dir: Path, impls, programs=("mpi_pingpong", "mpi_coll_bench")):
+    """{impl: {program: path}} plus the probe; an MPI whose compiler is missing is skipped.
+    programs: sources bench/<program>.c (run_rma.py builds its own with this too)."""
     work.mkdir(parents=True, exist_ok=True)
     sh(["cc", "-O2", "-o", work / "placement-probe", PROBE_SRC])
     flags = ["-O2", "-Wall", "-Wno-stringop-overflow", f"-I{REPO / 'bench'}"]
@@ -68,7 +69,7 @@ def build(work: Path, lib_dir: Path, impls):
                 continue
             cc, tail = [f"mpicc.{impl}"], []
         bins[impl] = {}
-        for prog in ("mpi_pingpong", "mpi_coll_bench"):
+        for prog in programs:
             out = work / f"{prog}.{impl}"
             sh([*cc, *flags, "-o", out, REPO / "bench" / f"{prog}.c", *tail])
             bins[impl][prog] = out
@@ -76,7 +77,7 @@ def build(work: Path, lib_dir: Path, impls):
 
 
 def probe(exe):
-    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=300).stdout.split()
     return ("busy" if float(out[1]) > BUSY_NS else out[0]), float(out[1])
 
 
@@ -146,6 +147,49 @@ def tables(runs, impls, include_busy):
     return "\n".join(out)
 
 
+def measured(label, impl, cmd, env, probe_exe, timeout, quiet_wait, parse_out):
+    """One run bracketed by the placement probe, after waiting for a quiet machine: the
+    run's record (placement, probes, others' CPU share, error, parse_out(stdout))."""
+    wait_quiet(quiet_wait)
+    before = probe(probe_exe)
+    start, c0 = time.time(), cpu_snapshot()
+    try:
+        cp = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
+                            timeout=timeout, env=env)
+        err = None if cp.returncode == 0 else f"exit {cp.returncode}: {cp.stderr[-400:]}"
+        recs = parse_out(cp.stdout)
+    except subprocess.TimeoutExpired:
+        err, recs = f"timeout after {timeout}s", []
+    wall = time.time() - start
+    others = others_share(c0, cpu_snapshot(), wall)
+    after = probe(probe_exe)
+    placement = before[0] if before[0] == after[0] else "mixed"
+    print(f"{label} {impl:9} {placement:5} (probe {before[1]:.0f}/{after[1]:.0f} ns, "
+          f"others {others:4.0%}) {wall:5.1f}s" + (f"  ERROR {err}" if err else ""), file=sys.stderr)
+    return {"impl": impl, "placement": placement, "probe_ns": [before[1], after[1]],
+            "others_share": round(others, 3), "disturbed": others > QUIET + 0.02 / max(wall, 0.01),
+            "wall_s": round(wall, 2), "command": [str(c) for c in cmd], "error": err, "results": recs}
+
+
+def save(out: Path, runs, rounds, quick, t0):
+    """Writes every run so far (a run cut short keeps what it measured)."""
+    doc = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
+           "machine": {"node": platform.node(), "cpus": os.cpu_count(), "kernel": platform.release()},
+           "rounds": rounds, "quick": quick, "elapsed_s": round(time.time() - t0, 1), "runs": runs}
+    out.write_text(json.dumps(doc, indent=1))
+
+
+def report(files, include_busy):
+    """The tables of earlier result files, pooled."""
+    runs, impls = [], []
+    for f in files:
+        for r in json.loads(Path(f).read_text())["runs"]:
+            runs.append(r)
+            if r["impl"] not in impls:
+                impls.append(r["impl"])
+    return tables(runs, impls, include_busy)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -167,13 +211,7 @@ def main():
                     help="also tabulate runs whose probes saw a CPU shared with another process")
     args = ap.parse_args()
     if args.report:
-        runs, impls = [], []
-        for f in args.report:
-            for r in json.loads(Path(f).read_text())["runs"]:
-                runs.append(r)
-                if r["impl"] not in impls:
-                    impls.append(r["impl"])
-        print(tables(runs, impls, args.include_busy))
+        print(report(args.report, args.include_busy))
         return
     wanted = [s for s in args.only.split(",") if s]
     probe_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted)
@@ -187,34 +225,11 @@ def main():
                 continue
             for impl in impls:
                 cmd = command(impl, bins[impl][prog], pargs)
-                wait_quiet(args.quiet_wait)
-                before = probe(probe_exe)
-                start, c0 = time.time(), cpu_snapshot()
-                try:
-                    cp = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                                        timeout=args.timeout, env=environment(impl))
-                    err = None if cp.returncode == 0 else f"exit {cp.returncode}: {cp.stderr[-400:]}"
-                    recs = parse(bench, cp.stdout)
-                except subprocess.TimeoutExpired:
-                    err, recs = f"timeout after {args.timeout}s", []
-                wall = time.time() - start
-                others = others_share(c0, cpu_snapshot(), wall)
-                after = probe(probe_exe)
-                placement = before[0] if before[0] == after[0] else "mixed"
-                print(f"round {rnd + 1}/{args.rounds} {bench:12} {impl:9} {placement:5} "
-                      f"(probe {before[1]:.0f}/{after[1]:.0f} ns, others {others:4.0%}) {wall:5.1f}s"
-                      + (f"  ERROR {err}" if err else ""), file=sys.stderr)
-                runs.append({"round": rnd, "bench": bench, "impl": impl, "placement": placement,
-                             "probe_ns": [before[1], after[1]], "others_share": round(others, 3),
-                             "disturbed": others > QUIET + 0.02 / max(wall, 0.01),
-                             "wall_s": round(wall, 2), "command": [str(c) for c in cmd],
-                             "error": err, "results": recs})
-                doc = {"date": datetime.datetime.now().isoformat(timespec="seconds"),
-                       "machine": {"node": platform.node(), "cpus": os.cpu_count(),
-                                   "kernel": platform.release()},
-                       "rounds": args.rounds, "quick": args.quick,
-                       "elapsed_s": round(time.time() - t0, 1), "runs": runs}
-                out.write_text(json.dumps(doc, indent=1))
+                runs.append(measured(f"round {rnd + 1}/{args.rounds} {bench:12}", impl, cmd,
+                                     environment(impl), probe_exe, args.timeout, args.quiet_wait,
+                                     lambda stdout, b=bench: parse(b, stdout)))
+                runs[-1].update(round=rnd, bench=bench)
+                save(out, runs, args.rounds, args.quick, t0)
     print(tables(runs, impls, args.include_busy))
     print(f"\nraw results: {out}", file=sys.stderr)
 

@@ -19,7 +19,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &np);
-  const int n = np + 4;
+  const int n = np + 5;
   long *mem;
   MPI_Win win;
   MPI_Win_allocate((MPI_Aint)(n * sizeof(long)), sizeof(long), MPI_INFO_NULL, MPI_COMM_WORLD, &mem, &win);
@@ -55,6 +55,28 @@ int main(int argc, char **argv) {
   if (me == 0) {
     MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
     expect(mem[np], 20L * np, "exclusive-lock read-modify-write from every rank");
+    MPI_Win_unlock(0, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  /* The same, 500 times with some work between get and put: a lock that did not
+   * exclude would lose increments here even when ranks share few cores (the 20 short
+   * rounds above rarely overlap). Counter in slot np + 4. */
+  for (int k = 0; k < 500; ++k) {
+    long v;
+    MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, win);
+    MPI_Get(&v, 1, MPI_LONG, 0, np + 4, 1, MPI_LONG, win);
+    MPI_Win_flush(0, win);
+    for (volatile int spin = 0; spin < 10000; ++spin) {
+    }
+    ++v;
+    MPI_Put(&v, 1, MPI_LONG, 0, np + 4, 1, MPI_LONG, win);
+    MPI_Win_unlock(0, win);
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (me == 0) {
+    MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, win);
+    expect(mem[np + 4], 500L * np, "exclusive-lock read-modify-write with work inside, every rank");
     MPI_Win_unlock(0, win);
   }
   MPI_Barrier(MPI_COMM_WORLD);

@@ -48,6 +48,9 @@ struct WinObj {
   // loads and stores, accumulates serialised by a lock word per target in the segment.
   bool direct = false;
   std::atomic<uint32_t>* acc_locks = nullptr;  // rank r's word at acc_locks[r * 16]
+  // Rank r's MPI_Win_lock word at lock_words[r * 16] (direct windows only; the others
+  // keep lock state at the target, lock_shared/lock_excl below).
+  std::atomic<uint32_t>* lock_words = nullptr;
 
   // Origin side (the calling thread only, except the counters replies decrement).
   std::unique_ptr<std::atomic<int64_t>[]> outstanding;  // per target: unanswered messages
@@ -67,8 +70,7 @@ struct WinObj {
   bool lock_excl = false;
   std::unique_ptr<std::atomic<int>[]> posts;  // per origin: MPI_Win_post notices
   std::atomic<int> completes{0};
-  std::vector<uint8_t> post_group;  // per origin: in the current MPI_Win_post group
-  int post_count = 0;
+  int post_count = 0;              // origins in the current MPI_Win_post group
   bool exposure = false;
   std::mutex region_mu;            // dynamic windows: attached regions
   std::vector<std::pair<uintptr_t, size_t>> regions;
@@ -134,11 +136,21 @@ void win_direct(WinObj& w, WinData&& d);
 // is combined in, under the target's lock word.
 void win_direct_acc(WinObj& w, int target, std::byte* at, const std::byte* data, std::byte* result, size_t bytes,
                     MPI_Op op, MPI_Datatype basic, size_t unit);
+// MPI_Win_lock/unlock on a direct window: the target's lock word in the segment, taken
+// and released with atomics (no message, and nothing for the target to progress).
+bool win_direct_try_lock(WinObj& w, int target, int type);
+void win_direct_unlock(WinObj& w, int target, int type);
 // inout = in op inout over len bytes of `basic` elements (REPLACE copies, NO_OP nothing).
 void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, std::byte* at, size_t len);
 // Control messages: lock (returns whether granted), unlock, post, complete.
 bool win_send_lock(WinObj& w, MPI_Win h, int target, int type);
 void win_send_ctl(WinObj& w, MPI_Win h, WinOp op, int target);
+
+// MPI_ERR_ARG "CALL: WHAT is a null pointer" when p is null.
+template <class T>
+inline void need(T* p, const char* call, const char* what) {
+  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
+}
 
 // Checks a rank of the window (MPI_ERR_RANK naming it); MPI_PROC_NULL is allowed.
 void win_check_rank(const char* call, const WinObj& w, int rank);

@@ -113,11 +113,15 @@ void on_request(pgas::Token& t, void* buf, size_t nbytes, const AmArg* a, unsign
   const auto* p = static_cast<const std::byte*>(buf);
   Hdr h;
   std::memcpy(&h, p, kHdr);
-  std::vector<Seg> segs(h.nseg);
+  // Reused per thread, not allocated per message: a handler nested in this one (the
+  // reply below may progress when the ring is full) starts only after the last use.
+  thread_local std::vector<Seg> segs;
+  thread_local std::vector<std::byte*> at;
+  segs.resize(h.nseg);
+  at.resize(h.nseg);
   std::memcpy(segs.data(), p + kHdr, h.nseg * sizeof(Seg));
   const std::byte* data = p + kHdr + h.nseg * sizeof(Seg);
   (void)nbytes;
-  std::vector<std::byte*> at(h.nseg);
   size_t total = 0;
   for (uint32_t i = 0; i < h.nseg; ++i) {
     at[i] = resolve(*w, segs[i]);
@@ -273,7 +277,7 @@ void win_send_data(WinObj& w, MPI_Win h, WinData&& d) {
   }
   thread_local std::vector<std::byte> msg;
   std::vector<Seg> segs;
-  size_t piece_data = 0, piece_start = 0, consumed = 0;
+  size_t piece_data = 0, piece_start = 0;
   const bool carries = d.data != nullptr;
   auto flush = [&](const std::byte* data, size_t data_len) {
     if (segs.empty()) return;
@@ -320,7 +324,6 @@ void win_send_data(WinObj& w, MPI_Win h, WinData&& d) {
         segs.push_back(Seg{s.off + done, take});
         piece_data += take;
         done += take;
-        consumed += take;
       }
     }
     flush(carries ? d.data + piece_start : nullptr, piece_data);

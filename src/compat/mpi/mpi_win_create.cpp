@@ -62,12 +62,12 @@ void call_ok(int rc, const char* what) {
 // rank 0 creates it, the others map it by name (so it works over any fabric, as long
 // as the ranks share a host), and it is unlinked once everyone has it. Segments are
 // contiguous in rank order; the accumulate lock words follow them, one cache line
-// per rank. Returns false (everyone agrees) when some rank cannot map it.
+// per rank, then the passive-target lock words, as many. Returns false (everyone agrees) when some rank cannot map it.
 bool map_shared(WinObj& w, const std::vector<MPI_Aint>& sizes) {
   size_t total = 0;
   for (MPI_Aint s : sizes) total += static_cast<size_t>(s);
   const size_t locks = (total + 63) / 64 * 64;
-  w.shm_len = locks + static_cast<size_t>(w.size) * 64;
+  w.shm_len = locks + static_cast<size_t>(w.size) * 128;
   static int counter = 0;
   char name[64] = {};
   if (w.rank == 0) std::snprintf(name, sizeof name, "/il-mpiwin-%d-%d", static_cast<int>(getpid()), ++counter);
@@ -93,6 +93,7 @@ bool map_shared(WinObj& w, const std::vector<MPI_Aint>& sizes) {
   }
   w.shm_map = m;  // ftruncate's zero pages: the lock words start free
   w.acc_locks = reinterpret_cast<std::atomic<uint32_t>*>(static_cast<std::byte*>(m) + locks);
+  w.lock_words = w.acc_locks + static_cast<size_t>(w.size) * 16;
   size_t off = 0;
   for (int r = 0; r < w.size; ++r) {
     w.peers[r].shared = static_cast<std::byte*>(m) + off;
@@ -135,7 +136,6 @@ MPI_Win create(const char* call, MPI_Comm comm, MPI_Info info, int flavor, void*
   for (int r = 0; r < o.size; ++r) o.outstanding[r] = 0, o.in_flight[r] = 0, o.posts[r] = 0;
   o.locked.assign(o.size, 0);
   o.started.assign(o.size, 0);
-  o.post_group.assign(o.size, 0);
   MPI_Win h;
   {
     std::lock_guard<std::mutex> g(g_mu);
@@ -175,11 +175,6 @@ MPI_Win create(const char* call, MPI_Comm comm, MPI_Info info, int flavor, void*
 MPI_Comm comm_or_world(MPI_Win w) {
   WinObj* o = win_find(w);
   return o ? o->comm : MPI_COMM_NULL;
-}
-
-template <class T>
-void need(T* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
 }
 }  // namespace
 

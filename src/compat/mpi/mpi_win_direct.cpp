@@ -69,4 +69,24 @@ void win_direct_acc(WinObj& w, int target, std::byte* at, const std::byte* data,
   if (data) win_apply(op, basic, unit, data, at, bytes);
 }
 
+namespace {
+// A lock word holds the number of shared holders, or kExclusive for the one exclusive
+// holder; a shared locker never adds to a word with kExclusive set.
+constexpr uint32_t kExclusive = 1u << 31;
+}  // namespace
+
+bool win_direct_try_lock(WinObj& w, int target, int type) {
+  std::atomic<uint32_t>& word = w.lock_words[target * 16];
+  uint32_t v = word.load(std::memory_order_relaxed);
+  if (type == MPI_LOCK_EXCLUSIVE)
+    return v == 0 && word.compare_exchange_strong(v, kExclusive, std::memory_order_acquire, std::memory_order_relaxed);
+  while (!(v & kExclusive))
+    if (word.compare_exchange_weak(v, v + 1, std::memory_order_acquire, std::memory_order_relaxed)) return true;
+  return false;
+}
+
+void win_direct_unlock(WinObj& w, int target, int type) {
+  w.lock_words[target * 16].fetch_sub(type == MPI_LOCK_EXCLUSIVE ? kExclusive : 1, std::memory_order_release);
+}
+
 }  // namespace interlace::mpi

@@ -242,11 +242,6 @@ int narrow(MPI_Count c, const char* what) {
   if (c < 0) raise(MPI_ERR_COUNT, std::string(what) + " " + num(c) + " is negative");
   return static_cast<int>(c);
 }
-
-template <class T>
-void need(T* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
-}
 }  // namespace
 }  // namespace interlace::mpi
 

@@ -85,6 +85,17 @@ std::vector<int> ranks_of(const char* call, const WinObj& w, MPI_Group g) {
 }
 
 void lock_one(WinObj& w, MPI_Win h, int type, int rank) {
+  if (w.direct) {
+    // The holder releases the word without our help, so a denied locker only has to
+    // leave it the core (ranks may outnumber cores), progressing for others meanwhile.
+    for (int tries = 0; !win_direct_try_lock(w, rank, type); ++tries) {
+      if (tries < 64) continue;
+      win_pgas().poll();
+      if (tries > 1024) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      else sched_yield();
+    }
+    return;
+  }
   // Denied while another holds it: ask again, progressing between tries so that our
   // own window keeps serving others (a lock to ourselves goes through the same path).
   for (int tries = 0; !win_send_lock(w, h, rank, type); ++tries) {
@@ -94,7 +105,13 @@ void lock_one(WinObj& w, MPI_Win h, int type, int rank) {
   }
 }
 
+// Completes the epoch's operations to `rank`, then releases the lock it holds there.
 void unlock_one(WinObj& w, MPI_Win h, int rank) {
+  if (w.direct) {
+    win_flush("MPI_Win_unlock", w, rank);
+    win_direct_unlock(w, rank, w.locked[rank]);
+    return;
+  }
   win_send_ctl(w, h, WinOp::unlock, rank);
   win_flush("MPI_Win_unlock", w, rank);
 }
@@ -129,8 +146,6 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win) {
     check_assert(call, assert, MPI_MODE_NOCHECK | MPI_MODE_NOSTORE | MPI_MODE_NOPUT);
     if (w.exposure) raise(MPI_ERR_RMA_SYNC, std::string(call) + ": an exposure epoch is already open");
     const std::vector<int> ranks = ranks_of(call, w, group);
-    std::fill(w.post_group.begin(), w.post_group.end(), 0);
-    for (int r : ranks) w.post_group[r] = 1;
     w.post_count = static_cast<int>(ranks.size());
     w.exposure = true;
     if (!(assert & MPI_MODE_NOCHECK))
@@ -251,9 +266,15 @@ int MPI_Win_unlock_all(MPI_Win win) {
   return win_call("MPI_Win_unlock_all", win, [&] {
     WinObj& w = win_obj(win);
     if (!w.lock_all) raise(MPI_ERR_RMA_SYNC, "MPI_Win_unlock_all: the window is not locked by MPI_Win_lock_all");
-    for (int r = 0; r < w.size; ++r)
-      if (w.locked[r] != 1) win_send_ctl(w, win, WinOp::unlock, r);
-    win_flush("MPI_Win_unlock_all", w, -1);
+    if (w.direct) {
+      win_flush("MPI_Win_unlock_all", w, -1);
+      for (int r = 0; r < w.size; ++r)
+        if (w.locked[r] != 1) win_direct_unlock(w, r, w.locked[r]);
+    } else {
+      for (int r = 0; r < w.size; ++r)
+        if (w.locked[r] != 1) win_send_ctl(w, win, WinOp::unlock, r);
+      win_flush("MPI_Win_unlock_all", w, -1);
+    }
     std::fill(w.locked.begin(), w.locked.end(), 0);
     w.lock_all = false;
   });
