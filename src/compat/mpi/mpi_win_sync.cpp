@@ -43,12 +43,13 @@ void win_raise_pending(WinObj& w) {
 
 void win_flush(const char* call, WinObj& w, int t) {
   if (t >= 0 && w.outstanding[t].load(std::memory_order_acquire) == 0) {
-    // Nothing in flight (always so on a direct window): no wait to set up, but serve
-    // what others asked of this window. Lock grants and unlock answers come from the
-    // target's progress, and a process that spins on its own window memory calls
-    // flush or sync as its progress (mpi4py.util.sync does): without a poll here its
-    // peers' unlocks would wait on it forever.
-    win_pgas().poll();
+    // Nothing in flight (always so on a direct window): no wait to set up. On a
+    // message-carried window, serve what others asked of it: their puts, locks and
+    // unlocks come from this process's progress, and a process that spins on its own
+    // window memory calls flush or sync as its progress (mpi4py.util.sync does);
+    // without a poll its peers would wait on it forever. A direct window needs
+    // nothing from its target, and its flush stays a fence.
+    if (!w.direct) win_pgas().poll();
   } else if (t >= 0) {
     win_wait(call, [&w, t] { return w.outstanding[t].load(std::memory_order_acquire) == 0; });
   } else {
