@@ -197,7 +197,7 @@ bool is_inter(MPI_Comm c) noexcept {
 
 int local_size_of(MPI_Comm c) {
   const CommObj& o = comm_obj(c);
-  return o.inter ? static_cast<int>(o.inter->local.size()) : o.comm.size();
+  return o.inter ? o.inter->local_comm.size() : o.comm.size();
 }
 
 }  // namespace interlace::mpi
