@@ -79,9 +79,7 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
     std::vector<int64_t> theirs = recv_vec(w, rw, boot_tag(0, h));
     s.wait();
     if (theirs.size() < 4) raise(MPI_ERR_INTERN, std::string(call) + ": malformed reply from the remote leader");
-    Ids use = me < rw ? ids : ids_at(theirs, 0);
-    use.local = ids.local;
-    msg = to_vec(use);
+    msg = to_vec(agreed(me, rw, ids, ids_at(theirs, 0)));
     msg.insert(msg.end(), theirs.begin() + 3, theirs.end());
     send_to_all(w, local, me, boot_tag(1, h), msg);
   } else {
@@ -100,13 +98,10 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
 
 Communicator inter_comm(const std::shared_ptr<CommState>& w, uint64_t id, int local_rank,
                         const std::vector<int>& remote) {
-  auto s = std::make_shared<CommState>();
-  s->rt = w->rt;
-  s->id = id;
-  s->rank = local_rank;  // p2p reads only the translation tables and this
-  s->world_of = remote;
-  s->rank_of_world.assign(w->rt->ctx->size(), -1);
-  for (size_t i = 0; i < remote.size(); ++i) s->rank_of_world[remote[i]] = static_cast<int>(i);
+  // The translation tables address the remote group; the rank is ours in the local one
+  // (p2p reads only the tables and this).
+  auto s = CommState::make(w->rt, id, remote);
+  s->rank = local_rank;
   return Communicator::from_group_state(std::move(s));
 }
 
@@ -136,24 +131,21 @@ Ids ids_at(const std::vector<int64_t>& v, size_t at) {
   return Ids{static_cast<uint64_t>(v[at]), static_cast<uint64_t>(v[at + 1]), static_cast<uint64_t>(v[at + 2])};
 }
 
-Ids agreed(const InterState& s, const Ids& mine, const Ids& theirs) {
-  Ids use = s.local[0] < s.remote[0] ? mine : theirs;
+Ids agreed(int my_world, int their_world, const Ids& mine, const Ids& theirs) {
+  Ids use = my_world < their_world ? mine : theirs;
   use.local = mine.local;
   return use;
 }
 
 MPI_Comm make(std::vector<int> local, std::vector<int> remote, const Ids& ids, MPI_Errhandler eh) {
   const auto& w = world();
-  const int me = w->rt->ctx->rank();
-  auto pos = std::find(local.begin(), local.end(), me);
-  if (pos == local.end()) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
-  const int lr = static_cast<int>(pos - local.begin());
   auto st = std::make_shared<InterState>();
-  st->local_comm = Communicator::from_group_state(CommState::make(w->rt, ids.local, local));
+  st->local_comm = Communicator::from_group_state(CommState::make(w->rt, ids.local, std::move(local)));
+  const int lr = st->local_comm.rank();  // -1 when this rank is not in `local`
+  if (lr < 0) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
   st->coll = inter_comm(w, ids.coll, lr, remote);
   st->local_handle = new_comm(st->local_comm, MPI_ERRORS_RETURN);
   Communicator p2p = inter_comm(w, ids.p2p, lr, remote);
-  st->local = std::move(local);
   st->remote = std::move(remote);
   const MPI_Comm h = new_comm(std::move(p2p), eh);
   state().comms.get(h)->inter = std::move(st);
@@ -172,7 +164,7 @@ Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine) {
     msg.push_back(static_cast<int64_t>(mine.size()));
     msg.insert(msg.end(), mine.begin(), mine.end());
     msg.insert(msg.end(), theirs.begin(), theirs.end());
-    std::vector<int> ranks(s.local.size());
+    std::vector<int> ranks(s.local().size());
     for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<int>(r);
     send_to_all(local, ranks, 0, boot_tag(3, 0), msg);
   } else {
@@ -189,6 +181,8 @@ Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine) {
 }  // namespace interlace::mpi::inter
 
 namespace interlace::mpi {
+
+const std::vector<int>& InterState::local() const { return local_comm.group_state()->world_of; }
 
 bool is_inter(MPI_Comm c) noexcept {
   const CommObj* o = state().comms.get(c);
@@ -281,9 +275,9 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     // The group that passed high = false comes first; on a tie, the one whose leader
     // has the lower world rank (MPI leaves the order of a tie to the implementation).
     const bool lh = s.mine[0] != 0, rh = s.theirs[0] != 0;
-    const bool local_first = lh != rh ? !lh : is.local[0] < is.remote[0];
-    std::vector<int> members = local_first ? is.local : is.remote;
-    const std::vector<int>& second = local_first ? is.remote : is.local;
+    const bool local_first = lh != rh ? !lh : is.local()[0] < is.remote[0];
+    std::vector<int> members = local_first ? is.local() : is.remote;
+    const std::vector<int>& second = local_first ? is.remote : is.local();
     members.insert(members.end(), second.begin(), second.end());
     const uint64_t id = static_cast<uint64_t>(local_first ? s.mine[1] : s.theirs[1]);
     const MPI_Errhandler eh = o.errhandler;

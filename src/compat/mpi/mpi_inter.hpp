@@ -30,8 +30,9 @@ struct Swapped {
   std::vector<int64_t> mine, theirs;
 };
 Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine);
-// The p2p/coll ids both groups use: those of the group whose leader has the lower world rank.
-Ids agreed(const InterState& s, const Ids& mine, const Ids& theirs);
+// The p2p/coll ids both groups use: those of the side whose representative world rank
+// (its leader, or its new group's first member) is lower; `local` stays this side's.
+Ids agreed(int my_world, int their_world, const Ids& mine, const Ids& theirs);
 std::vector<int64_t> to_vec(const Ids& ids);
 Ids ids_at(const std::vector<int64_t>& v, size_t at);
 
