@@ -19,11 +19,8 @@ using groups::CommState;
 namespace interlace::mpi::inter {
 namespace {
 
-// Internal tags: kind 0 leader exchange and 1 leader -> group at creation (folded with
-// the user's tag, so creations that differ only in tag do not cross), 2 and 3 the same
-// over an existing intercommunicator's own channels.
-constexpr int kTagInter = p2p::kTagModelBase - 1000;
-int boot_tag(int kind, uint32_t h) { return kTagInter - kind * 4096 - static_cast<int>(h & 4095u); }
+// creation_tag kinds here: 0 leader exchange and 1 leader -> group at creation, 2 and 3
+// the same over an existing intercommunicator's own channels.
 
 const std::shared_ptr<CommState>& world() { return comm_of(MPI_COMM_WORLD).group_state(); }
 
@@ -49,12 +46,6 @@ void send_to_all(const std::shared_ptr<CommState>& c, const std::vector<int>& ra
 
 std::string str(long long v) { return std::to_string(v); }
 
-uint32_t hash_of(const std::string& s) {
-  uint32_t h = 2166136261u;
-  for (unsigned char ch : s) h = (h ^ ch) * 16777619u;
-  return h;
-}
-
 // Intercomm_create and _from_groups after their own argument checks: `local` holds this
 // rank; leader_world() (run at the local leader only) names the remote leader's world rank.
 template <class LeaderWorld>
@@ -69,21 +60,21 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
       rw = leader_world();
     } catch (const MpiError& e) {
       // The leader's arguments are bad: tell the group (which would wait forever) why.
-      send_to_all(w, local, me, boot_tag(1, h), {-1, e.error_class()});
+      send_to_all(w, local, me, creation_tag(1, h), {-1, e.error_class()});
       throw;
     }
     const Ids ids = fresh_ids();
     std::vector<int64_t> out = to_vec(ids);
     out.insert(out.end(), local.begin(), local.end());
-    Request s = send_vec(w, rw, boot_tag(0, h), out);
-    std::vector<int64_t> theirs = recv_vec(w, rw, boot_tag(0, h));
+    Request s = send_vec(w, rw, creation_tag(0, h), out);
+    std::vector<int64_t> theirs = recv_vec(w, rw, creation_tag(0, h));
     s.wait();
     if (theirs.size() < 4) raise(MPI_ERR_INTERN, std::string(call) + ": malformed reply from the remote leader");
     msg = to_vec(agreed(me, rw, ids, ids_at(theirs, 0)));
     msg.insert(msg.end(), theirs.begin() + 3, theirs.end());
-    send_to_all(w, local, me, boot_tag(1, h), msg);
+    send_to_all(w, local, me, creation_tag(1, h), msg);
   } else {
-    msg = recv_vec(w, local[local_leader], boot_tag(1, h));
+    msg = recv_vec(w, local[local_leader], creation_tag(1, h));
     if (msg.size() == 2 && msg[0] == -1)
       raise(static_cast<int>(msg[1]), std::string(call) + ": the local leader (rank " + str(local_leader) +
                                           ") refused its arguments (peer_comm, remote_leader or tag)");
@@ -112,6 +103,16 @@ CommObj& inter_obj(MPI_Comm c, const char* call) {
 }
 
 }  // namespace
+
+int creation_tag(int kind, uint64_t h) {
+  return p2p::kTagModelBase - 1000 - kind * 4096 - static_cast<int>(h & 4095u);
+}
+
+uint64_t hash64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
 
 Ids fresh_ids() {
   const auto& w = world();
@@ -158,17 +159,17 @@ Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine) {
   std::vector<int64_t> msg;  // count of mine, mine, theirs
   if (o.comm.rank() == 0) {
     const auto& chan = s.coll.group_state();
-    Request snd = send_vec(chan, 0, boot_tag(2, 0), mine);
-    std::vector<int64_t> theirs = recv_vec(chan, 0, boot_tag(2, 0));
+    Request snd = send_vec(chan, 0, creation_tag(2, 0), mine);
+    std::vector<int64_t> theirs = recv_vec(chan, 0, creation_tag(2, 0));
     snd.wait();
     msg.push_back(static_cast<int64_t>(mine.size()));
     msg.insert(msg.end(), mine.begin(), mine.end());
     msg.insert(msg.end(), theirs.begin(), theirs.end());
     std::vector<int> ranks(s.local().size());
     for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<int>(r);
-    send_to_all(local, ranks, 0, boot_tag(3, 0), msg);
+    send_to_all(local, ranks, 0, creation_tag(3, 0), msg);
   } else {
-    msg = recv_vec(local, 0, boot_tag(3, 0));
+    msg = recv_vec(local, 0, creation_tag(3, 0));
   }
   Swapped out;
   const size_t n = msg.empty() ? 0 : static_cast<size_t>(msg[0]);
@@ -257,7 +258,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
                               " is not a rank of remote_group (size " + str(remote.size()) + ")");
     const MPI_Errhandler eh = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
     *newintercomm = create_between(call, std::move(local), local_leader,
-                                   [&] { return remote[remote_leader]; }, hash_of(stringtag), eh);
+                                   [&] { return remote[remote_leader]; }, static_cast<uint32_t>(hash64(stringtag)), eh);
   });
 }
 
