@@ -11,6 +11,7 @@
 #include "interlace/groups/comm_state.hpp"
 #include "interlace/p2p/transport.hpp"
 #include "mpi_inter.hpp"
+#include "mpi_p2p.hpp"
 
 // From the Info calls (mpi_info.cpp, helper attr), when they are linked in; without them
 // no info value is known, so a guided split finds no resource type and gives
@@ -34,14 +35,6 @@ CommObj& intra_obj(MPI_Comm c, const char* call) {
   CommObj& o = comm_obj(c);
   if (o.inter) raise(MPI_ERR_COMM, std::string(call) + ": communicator " + str(c) + " is an intercommunicator");
   return o;
-}
-
-MPI_Request done_request(MPI_Comm comm) {
-  ReqObj r;
-  r.kind = ReqObj::Kind::done;
-  r.comm = comm;
-  empty_status(&r.status);
-  return new_request(std::move(r));
 }
 
 // The value of info key `key`, or "" when absent (or the Info calls are not linked in).
@@ -135,7 +128,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     need(newcomm, call, "newcomm");
     need(request, call, "request");
     *newcomm = dup_comm(comm);
-    *request = done_request(comm);
+    *request = new_request(done_request(comm));
   });
 }
 
@@ -159,7 +152,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     need(request, call, "request");
     *newcomm = dup_comm(comm);
     set_hints(*newcomm, info);
-    *request = done_request(comm);
+    *request = new_request(done_request(comm));
   });
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "compat/mpi/mpi_core.hpp"
+#include "compat/mpi/mpi_p2p.hpp"
 #include "compat/mpi/mpi_session.hpp"
 
 namespace interlace::mpi {
@@ -45,15 +46,6 @@ void detach(MPI_Session session, void* buffer_addr, Size* size) {
   auto [buf, n] = session_detach(o);
   *static_cast<void**>(buffer_addr) = buf;
   *size = n;
-}
-
-// A done request whose status is empty, for MPI_Session_iflush_buffer (the flush
-// itself happened before it returned).
-MPI_Request done_request() {
-  ReqObj r;
-  r.kind = ReqObj::Kind::done;
-  empty_status(&r.status);
-  return new_request(std::move(r));
 }
 
 }  // namespace
@@ -138,7 +130,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
     session_obj(session);
     need(request, "request");
     drain_buffered_sends();
-    *request = done_request();
+    *request = new_request(done_request(MPI_COMM_NULL));  // the flush happened before
   });
 }
 
