@@ -68,10 +68,6 @@ MPI_Comm dup_comm(MPI_Comm comm) {
 
 }  // namespace interlace::mpi
 
-namespace {
-
-}  // namespace
-
 extern "C" {
 
 int MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
