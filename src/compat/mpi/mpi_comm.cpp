@@ -29,7 +29,7 @@ std::vector<int> members_of(const Communicator& c) {
 // The local group (an intercommunicator's `comm` addresses the remote one).
 std::vector<int> local_members(MPI_Comm h) {
   const CommObj& o = comm_obj(h);
-  return o.inter ? o.inter->local : members_of(o.comm);
+  return o.inter ? o.inter->local() : members_of(o.comm);
 }
 
 MPI_Comm wrap(Communicator c, MPI_Errhandler inherit) {
@@ -67,10 +67,6 @@ MPI_Comm dup_comm(MPI_Comm comm) {
 }
 
 }  // namespace interlace::mpi
-
-namespace {
-
-}  // namespace
 
 extern "C" {
 

@@ -11,6 +11,7 @@
 #include "interlace/groups/comm_state.hpp"
 #include "interlace/p2p/transport.hpp"
 #include "mpi_inter.hpp"
+#include "mpi_p2p.hpp"
 
 // From the Info calls (mpi_info.cpp, helper attr), when they are linked in; without them
 // no info value is known, so a guided split finds no resource type and gives
@@ -24,10 +25,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-// Internal tag of create_group's id message, folded with the user's tag so calls that
-// differ only in tag (MPI's way to tell concurrent ones apart) do not cross.
-int create_group_tag(int tag) { return p2p::kTagModelBase - 1000 - 5 * 4096 - (tag & 4095); }
-
 void need(const void* p, const char* call, const char* what) {
   if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
 }
@@ -38,14 +35,6 @@ CommObj& intra_obj(MPI_Comm c, const char* call) {
   CommObj& o = comm_obj(c);
   if (o.inter) raise(MPI_ERR_COMM, std::string(call) + ": communicator " + str(c) + " is an intercommunicator");
   return o;
-}
-
-MPI_Request done_request(MPI_Comm comm) {
-  ReqObj r;
-  r.kind = ReqObj::Kind::done;
-  r.comm = comm;
-  empty_status(&r.status);
-  return new_request(std::move(r));
 }
 
 // The value of info key `key`, or "" when absent (or the Info calls are not linked in).
@@ -64,12 +53,6 @@ void set_hints(MPI_Comm c, MPI_Info info) {
   const int rc = MPI_Comm_set_info(c, info);
   if (rc != MPI_SUCCESS) raise(MPI_ERR_INFO, "info " + std::to_string(info) + " could not be set on communicator " +
                                                  std::to_string(c) + " (error " + std::to_string(rc) + ")");
-}
-
-uint64_t hash64(const std::string& s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
-  return h;
 }
 
 // The communicator of group g (world ranks, holding this rank) made over parent state
@@ -114,7 +97,7 @@ int MPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm* new
       return;
     }
     const MPI_Errhandler eh = parent.errhandler;
-    *newcomm = create_over(ps, g, create_group_tag(tag), eh);
+    *newcomm = create_over(ps, g, inter::creation_tag(5, static_cast<uint64_t>(tag)), eh);
   });
 }
 
@@ -134,7 +117,7 @@ int MPI_Comm_create_from_group(MPI_Group group, const char* stringtag, MPI_Info 
       raise(MPI_ERR_GROUP, std::string(call) + ": this process (world rank " + str(me) + ") is not in group " +
                                str(group));
     const MPI_Errhandler eh = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
-    *newcomm = create_over(ws, g, create_group_tag(static_cast<int>(hash64(stringtag) & 0x7fffffff)) - 4096, eh);
+    *newcomm = create_over(ws, g, inter::creation_tag(6, inter::hash64(stringtag)), eh);
   });
 }
 
@@ -145,7 +128,7 @@ int MPI_Comm_idup(MPI_Comm comm, MPI_Comm* newcomm, MPI_Request* request) {
     need(newcomm, call, "newcomm");
     need(request, call, "request");
     *newcomm = dup_comm(comm);
-    *request = done_request(comm);
+    *request = new_request(done_request(comm));
   });
 }
 
@@ -169,7 +152,7 @@ int MPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm* newcomm, MPI
     need(request, call, "request");
     *newcomm = dup_comm(comm);
     set_hints(*newcomm, info);
-    *request = done_request(comm);
+    *request = new_request(done_request(comm));
   });
 }
 
@@ -195,7 +178,7 @@ int MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, M
                                " is not MPI_UNDEFINED or an MPI_COMM_TYPE_* value");
     }
     const Communicator& c = parent.comm;
-    const int64_t mine = static_cast<int64_t>(hash64(c.context().environment().host) >> 1);
+    const int64_t mine = static_cast<int64_t>(inter::hash64(c.context().environment().host) >> 1);
     if (parent.inter) {  // both groups split by host; equal hosts pair up (colour: the host's hash)
       *newcomm = inter::split(parent, by_host ? static_cast<int>(mine & 0x7fffffff) : MPI_UNDEFINED, key);
       if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED)

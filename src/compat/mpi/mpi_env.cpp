@@ -232,10 +232,10 @@ int MPI_Comm_rank(MPI_Comm comm, int* rank) {
 
 int MPI_Comm_size(MPI_Comm comm, int* size) {
   return guard("MPI_Comm_size", comm, [&] {
-    const Communicator& c = comm_of(comm);
+    const CommObj& o = comm_obj(comm);
     if (!size) raise(MPI_ERR_ARG, "size is a null pointer");
-    *size = c.size();
-    if (is_inter(comm)) *size = local_size_of(comm);  // c counts the remote group
+    // An intercommunicator's `comm` counts the remote group; one handle lookup either way.
+    *size = o.inter ? o.inter->local_comm.size() : o.comm.size();
   });
 }
 

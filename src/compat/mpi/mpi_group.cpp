@@ -72,6 +72,22 @@ std::vector<int> expand_ranges(const char* call, int n, int ranges[][3], int siz
   return out;
 }
 
+// The new group of Group_incl/excl and their range forms, once the ranks are checked.
+MPI_Group included(const std::vector<int>& m, int n, const int* ranks) {
+  std::vector<int> out;
+  for (int i = 0; i < n; ++i) out.push_back(m[ranks[i]]);
+  return make_group(std::move(out));
+}
+
+MPI_Group excluded(const std::vector<int>& m, int n, const int* ranks) {
+  std::vector<bool> drop(m.size(), false);
+  for (int i = 0; i < n; ++i) drop[ranks[i]] = true;
+  std::vector<int> out;
+  for (size_t i = 0; i < m.size(); ++i)
+    if (!drop[i]) out.push_back(m[i]);
+  return make_group(std::move(out));
+}
+
 }  // namespace
 
 extern "C" {
@@ -84,9 +100,7 @@ int MPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     const std::vector<int>& m = group_obj(group).members;
     const std::vector<int> ranks = expand_ranges(call, n, ranges, static_cast<int>(m.size()));
     check_rank_list(call, static_cast<int>(ranks.size()), ranks.data(), static_cast<int>(m.size()));
-    std::vector<int> out;
-    for (int r : ranks) out.push_back(m[r]);
-    *newgroup = make_group(std::move(out));
+    *newgroup = included(m, static_cast<int>(ranks.size()), ranks.data());
   });
 }
 
@@ -98,12 +112,7 @@ int MPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group* new
     const std::vector<int>& m = group_obj(group).members;
     const std::vector<int> ranks = expand_ranges(call, n, ranges, static_cast<int>(m.size()));
     check_rank_list(call, static_cast<int>(ranks.size()), ranks.data(), static_cast<int>(m.size()));
-    std::vector<bool> drop(m.size(), false);
-    for (int r : ranks) drop[r] = true;
-    std::vector<int> out;
-    for (size_t i = 0; i < m.size(); ++i)
-      if (!drop[i]) out.push_back(m[i]);
-    *newgroup = make_group(std::move(out));
+    *newgroup = excluded(m, static_cast<int>(ranks.size()), ranks.data());
   });
 }
 
@@ -129,9 +138,7 @@ int MPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     need(newgroup, "MPI_Group_incl", "newgroup");
     const std::vector<int>& m = group_obj(group).members;
     check_rank_list("MPI_Group_incl", n, ranks, static_cast<int>(m.size()));
-    std::vector<int> out;
-    for (int i = 0; i < n; ++i) out.push_back(m[ranks[i]]);
-    *newgroup = make_group(std::move(out));
+    *newgroup = included(m, n, ranks);
   });
 }
 
@@ -141,12 +148,7 @@ int MPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group* newgrou
     need(newgroup, "MPI_Group_excl", "newgroup");
     const std::vector<int>& m = group_obj(group).members;
     check_rank_list("MPI_Group_excl", n, ranks, static_cast<int>(m.size()));
-    std::vector<bool> drop(m.size(), false);
-    for (int i = 0; i < n; ++i) drop[ranks[i]] = true;
-    std::vector<int> out;
-    for (size_t i = 0; i < m.size(); ++i)
-      if (!drop[i]) out.push_back(m[i]);
-    *newgroup = make_group(std::move(out));
+    *newgroup = excluded(m, n, ranks);
   });
 }
 

@@ -19,6 +19,7 @@ IL_MPI_HANDLE_CONVERSION(Win, MPI_Win)
 IL_MPI_HANDLE_CONVERSION(File, MPI_File)
 IL_MPI_HANDLE_CONVERSION(Errhandler, MPI_Errhandler)
 IL_MPI_HANDLE_CONVERSION(Message, MPI_Message)
+IL_MPI_HANDLE_CONVERSION(Session, MPI_Session)
 
 // MPI leaves the meaning of the level to the profiling tool; with no tool attached the
 // call has no effect, as the standard allows.

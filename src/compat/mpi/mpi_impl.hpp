@@ -67,8 +67,10 @@ class HandleTable {
 // ---- objects ------------------------------------------------------------------------
 // What an intercommunicator holds besides CommObj::comm (mpi_inter*.cpp).
 struct InterState {
-  std::vector<int> local, remote;      // world ranks of the two groups, in group rank order
+  std::vector<int> remote;             // world ranks of the remote group, in group rank order
   Communicator local_comm;             // intracommunicator of the local group
+  // The local group's world ranks: local_comm's own table, not a second copy (mpi_inter.cpp).
+  const std::vector<int>& local() const;
   MPI_Comm local_handle = MPI_COMM_NULL;  // the same as a hidden MPI handle (typed collectives)
   Communicator coll;                   // collective traffic between the groups (own id)
 };

@@ -19,11 +19,8 @@ using groups::CommState;
 namespace interlace::mpi::inter {
 namespace {
 
-// Internal tags: kind 0 leader exchange and 1 leader -> group at creation (folded with
-// the user's tag, so creations that differ only in tag do not cross), 2 and 3 the same
-// over an existing intercommunicator's own channels.
-constexpr int kTagInter = p2p::kTagModelBase - 1000;
-int boot_tag(int kind, uint32_t h) { return kTagInter - kind * 4096 - static_cast<int>(h & 4095u); }
+// creation_tag kinds here: 0 leader exchange and 1 leader -> group at creation, 2 and 3
+// the same over an existing intercommunicator's own channels.
 
 const std::shared_ptr<CommState>& world() { return comm_of(MPI_COMM_WORLD).group_state(); }
 
@@ -49,12 +46,6 @@ void send_to_all(const std::shared_ptr<CommState>& c, const std::vector<int>& ra
 
 std::string str(long long v) { return std::to_string(v); }
 
-uint32_t hash_of(const std::string& s) {
-  uint32_t h = 2166136261u;
-  for (unsigned char ch : s) h = (h ^ ch) * 16777619u;
-  return h;
-}
-
 // Intercomm_create and _from_groups after their own argument checks: `local` holds this
 // rank; leader_world() (run at the local leader only) names the remote leader's world rank.
 template <class LeaderWorld>
@@ -69,23 +60,21 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
       rw = leader_world();
     } catch (const MpiError& e) {
       // The leader's arguments are bad: tell the group (which would wait forever) why.
-      send_to_all(w, local, me, boot_tag(1, h), {-1, e.error_class()});
+      send_to_all(w, local, me, creation_tag(1, h), {-1, e.error_class()});
       throw;
     }
     const Ids ids = fresh_ids();
     std::vector<int64_t> out = to_vec(ids);
     out.insert(out.end(), local.begin(), local.end());
-    Request s = send_vec(w, rw, boot_tag(0, h), out);
-    std::vector<int64_t> theirs = recv_vec(w, rw, boot_tag(0, h));
+    Request s = send_vec(w, rw, creation_tag(0, h), out);
+    std::vector<int64_t> theirs = recv_vec(w, rw, creation_tag(0, h));
     s.wait();
     if (theirs.size() < 4) raise(MPI_ERR_INTERN, std::string(call) + ": malformed reply from the remote leader");
-    Ids use = me < rw ? ids : ids_at(theirs, 0);
-    use.local = ids.local;
-    msg = to_vec(use);
+    msg = to_vec(agreed(me, rw, ids, ids_at(theirs, 0)));
     msg.insert(msg.end(), theirs.begin() + 3, theirs.end());
-    send_to_all(w, local, me, boot_tag(1, h), msg);
+    send_to_all(w, local, me, creation_tag(1, h), msg);
   } else {
-    msg = recv_vec(w, local[local_leader], boot_tag(1, h));
+    msg = recv_vec(w, local[local_leader], creation_tag(1, h));
     if (msg.size() == 2 && msg[0] == -1)
       raise(static_cast<int>(msg[1]), std::string(call) + ": the local leader (rank " + str(local_leader) +
                                           ") refused its arguments (peer_comm, remote_leader or tag)");
@@ -100,13 +89,10 @@ MPI_Comm create_between(const char* call, std::vector<int> local, int local_lead
 
 Communicator inter_comm(const std::shared_ptr<CommState>& w, uint64_t id, int local_rank,
                         const std::vector<int>& remote) {
-  auto s = std::make_shared<CommState>();
-  s->rt = w->rt;
-  s->id = id;
-  s->rank = local_rank;  // p2p reads only the translation tables and this
-  s->world_of = remote;
-  s->rank_of_world.assign(w->rt->ctx->size(), -1);
-  for (size_t i = 0; i < remote.size(); ++i) s->rank_of_world[remote[i]] = static_cast<int>(i);
+  // The translation tables address the remote group; the rank is ours in the local one
+  // (p2p reads only the tables and this).
+  auto s = CommState::make(w->rt, id, remote);
+  s->rank = local_rank;
   return Communicator::from_group_state(std::move(s));
 }
 
@@ -118,9 +104,24 @@ CommObj& inter_obj(MPI_Comm c, const char* call) {
 
 }  // namespace
 
+<<<<<<< HEAD
 Ids fresh_ids() { return fresh_ids(world()); }
 
 Ids fresh_ids(const std::shared_ptr<CommState>& w) {
+=======
+int creation_tag(int kind, uint64_t h) {
+  return p2p::kTagModelBase - 1000 - kind * 4096 - static_cast<int>(h & 4095u);
+}
+
+uint64_t hash64(const std::string& s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : s) h = (h ^ ch) * 1099511628211ull;
+  return h;
+}
+
+Ids fresh_ids() {
+  const auto& w = world();
+>>>>>>> h/rcomm
   Ids ids;
   ids.p2p = w->new_child_id();
   ids.coll = w->new_child_id();
@@ -137,13 +138,14 @@ Ids ids_at(const std::vector<int64_t>& v, size_t at) {
   return Ids{static_cast<uint64_t>(v[at]), static_cast<uint64_t>(v[at + 1]), static_cast<uint64_t>(v[at + 2])};
 }
 
-Ids agreed(const InterState& s, const Ids& mine, const Ids& theirs) {
-  Ids use = s.local[0] < s.remote[0] ? mine : theirs;
+Ids agreed(int my_world, int their_world, const Ids& mine, const Ids& theirs) {
+  Ids use = my_world < their_world ? mine : theirs;
   use.local = mine.local;
   return use;
 }
 
 MPI_Comm make(std::vector<int> local, std::vector<int> remote, const Ids& ids, MPI_Errhandler eh) {
+<<<<<<< HEAD
   return make_on(world(), std::move(local), std::move(remote), ids, eh);
 }
 
@@ -153,12 +155,16 @@ MPI_Comm make_on(const std::shared_ptr<CommState>& w, std::vector<int> local, st
   auto pos = std::find(local.begin(), local.end(), me);
   if (pos == local.end()) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
   const int lr = static_cast<int>(pos - local.begin());
+=======
+  const auto& w = world();
+>>>>>>> h/rcomm
   auto st = std::make_shared<InterState>();
-  st->local_comm = Communicator::from_group_state(CommState::make(w->rt, ids.local, local));
+  st->local_comm = Communicator::from_group_state(CommState::make(w->rt, ids.local, std::move(local)));
+  const int lr = st->local_comm.rank();  // -1 when this rank is not in `local`
+  if (lr < 0) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
   st->coll = inter_comm(w, ids.coll, lr, remote);
   st->local_handle = new_comm(st->local_comm, MPI_ERRORS_RETURN);
   Communicator p2p = inter_comm(w, ids.p2p, lr, remote);
-  st->local = std::move(local);
   st->remote = std::move(remote);
   const MPI_Comm h = new_comm(std::move(p2p), eh);
   state().comms.get(h)->inter = std::move(st);
@@ -171,17 +177,17 @@ Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine) {
   std::vector<int64_t> msg;  // count of mine, mine, theirs
   if (o.comm.rank() == 0) {
     const auto& chan = s.coll.group_state();
-    Request snd = send_vec(chan, 0, boot_tag(2, 0), mine);
-    std::vector<int64_t> theirs = recv_vec(chan, 0, boot_tag(2, 0));
+    Request snd = send_vec(chan, 0, creation_tag(2, 0), mine);
+    std::vector<int64_t> theirs = recv_vec(chan, 0, creation_tag(2, 0));
     snd.wait();
     msg.push_back(static_cast<int64_t>(mine.size()));
     msg.insert(msg.end(), mine.begin(), mine.end());
     msg.insert(msg.end(), theirs.begin(), theirs.end());
-    std::vector<int> ranks(s.local.size());
+    std::vector<int> ranks(s.local().size());
     for (size_t r = 0; r < ranks.size(); ++r) ranks[r] = static_cast<int>(r);
-    send_to_all(local, ranks, 0, boot_tag(3, 0), msg);
+    send_to_all(local, ranks, 0, creation_tag(3, 0), msg);
   } else {
-    msg = recv_vec(local, 0, boot_tag(3, 0));
+    msg = recv_vec(local, 0, creation_tag(3, 0));
   }
   Swapped out;
   const size_t n = msg.empty() ? 0 : static_cast<size_t>(msg[0]);
@@ -195,6 +201,8 @@ Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine) {
 
 namespace interlace::mpi {
 
+const std::vector<int>& InterState::local() const { return local_comm.group_state()->world_of; }
+
 bool is_inter(MPI_Comm c) noexcept {
   const CommObj* o = state().comms.get(c);
   return o && o->inter;
@@ -202,7 +210,7 @@ bool is_inter(MPI_Comm c) noexcept {
 
 int local_size_of(MPI_Comm c) {
   const CommObj& o = comm_obj(c);
-  return o.inter ? static_cast<int>(o.inter->local.size()) : o.comm.size();
+  return o.inter ? o.inter->local_comm.size() : o.comm.size();
 }
 
 }  // namespace interlace::mpi
@@ -268,7 +276,7 @@ int MPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MP
                               " is not a rank of remote_group (size " + str(remote.size()) + ")");
     const MPI_Errhandler eh = errhandler == MPI_ERRHANDLER_NULL ? MPI_ERRORS_ARE_FATAL : errhandler;
     *newintercomm = create_between(call, std::move(local), local_leader,
-                                   [&] { return remote[remote_leader]; }, hash_of(stringtag), eh);
+                                   [&] { return remote[remote_leader]; }, static_cast<uint32_t>(hash64(stringtag)), eh);
   });
 }
 
@@ -288,9 +296,9 @@ int MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
     // The group that passed high = false comes first; on a tie, the one whose leader
     // has the lower world rank (MPI leaves the order of a tie to the implementation).
     const bool lh = s.mine[0] != 0, rh = s.theirs[0] != 0;
-    const bool local_first = lh != rh ? !lh : is.local[0] < is.remote[0];
-    std::vector<int> members = local_first ? is.local : is.remote;
-    const std::vector<int>& second = local_first ? is.remote : is.local;
+    const bool local_first = lh != rh ? !lh : is.local()[0] < is.remote[0];
+    std::vector<int> members = local_first ? is.local() : is.remote;
+    const std::vector<int>& second = local_first ? is.remote : is.local();
     members.insert(members.end(), second.begin(), second.end());
     const uint64_t id = static_cast<uint64_t>(local_first ? s.mine[1] : s.theirs[1]);
     const MPI_Errhandler eh = o.errhandler;

@@ -8,6 +8,7 @@
 //   mpi_inter_coll.cpp  the collectives with MPI's intercommunicator semantics
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "interlace/groups/comm_state.hpp"
@@ -17,6 +18,14 @@
 namespace interlace::mpi::inter {
 
 // ---- mpi_inter.cpp ----
+// The internal tag of one step of a communicator creation that runs over an existing
+// communicator, below the models' tags (user receives never match it) and folded with
+// the user's tag or string tag hash `h`, so creations that differ in it do not cross
+// (tags equal modulo 4096 share one). Kinds: 0-3 intercommunicators (mpi_inter.cpp),
+// 5 MPI_Comm_create_group, 6 MPI_Comm_create_from_group (mpi_comm_ext.cpp).
+int creation_tag(int kind, uint64_t h);
+// FNV-1a of a string tag or host name: the same value on every rank.
+uint64_t hash64(const std::string& s);
 // Ids for the three communicators of a new intercommunicator, made by a local leader.
 struct Ids {
   uint64_t p2p = 0, coll = 0, local = 0;
@@ -36,8 +45,9 @@ struct Swapped {
   std::vector<int64_t> mine, theirs;
 };
 Swapped swap_leaders(const CommObj& o, const std::vector<int64_t>& mine);
-// The p2p/coll ids both groups use: those of the group whose leader has the lower world rank.
-Ids agreed(const InterState& s, const Ids& mine, const Ids& theirs);
+// The p2p/coll ids both groups use: those of the side whose representative world rank
+// (its leader, or its new group's first member) is lower; `local` stays this side's.
+Ids agreed(int my_world, int their_world, const Ids& mine, const Ids& theirs);
 std::vector<int64_t> to_vec(const Ids& ids);
 Ids ids_at(const std::vector<int64_t>& v, size_t at);
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "interlace/coll/coll.hpp"
+#include "interlace/groups/comm_state.hpp"
 #include "mpi_inter.hpp"
 
 using namespace interlace;
@@ -45,13 +46,14 @@ MPI_Comm dup(CommObj& o) {
   std::vector<int64_t> mine;
   if (o.comm.rank() == 0) mine = to_vec(fresh_ids(runtime_of(o)));
   const Swapped s = swap_leaders(o, mine);
-  const Ids use = agreed(*o.inter, ids_at(s.mine, 0), ids_at(s.theirs, 0));
-  return make_on(runtime_of(o), o.inter->local, o.inter->remote, use, o.errhandler);
+  const InterState& is = *o.inter;
+  const Ids use = agreed(is.local()[0], is.remote[0], ids_at(s.mine, 0), ids_at(s.theirs, 0));
+  return make_on(runtime_of(o), is.local(), is.remote, use, o.errhandler);
 }
 
 MPI_Comm split(CommObj& o, int color, int key) {
   const InterState& is = *o.inter;
-  const int n = static_cast<int>(is.local.size());
+  const int n = static_cast<int>(is.local().size());
   std::vector<int64_t> ck(2 * static_cast<size_t>(n));
   const int64_t mine_ck[2] = {color, key};
   coll::iallgather(is.local_comm, mine_ck, ck.data(), 2, Datatype::int64).wait();
@@ -73,13 +75,12 @@ MPI_Comm split(CommObj& o, int color, int key) {
   const size_t rn = is.remote.size();
   if (s.theirs.size() < 2 * rn + 1) raise(MPI_ERR_INTERN, "MPI_Comm_split: malformed exchange");
   const std::vector<int64_t> rck(s.theirs.begin(), s.theirs.begin() + static_cast<std::ptrdiff_t>(2 * rn));
-  std::vector<int> local = members_with(s.mine, is.local, color);
+  std::vector<int> local = members_with(s.mine, is.local(), color);
   std::vector<int> remote = members_with(rck, is.remote, color);
   if (remote.empty()) return MPI_COMM_NULL;  // MPI: no partner group, no communicator
   const Ids mine = ids_for(s.mine, 2 * static_cast<size_t>(n), color);
   const Ids theirs = ids_for(s.theirs, 2 * rn, color);
-  Ids use = local[0] < remote[0] ? mine : theirs;
-  use.local = mine.local;
+  const Ids use = agreed(local[0], remote[0], mine, theirs);
   return make_on(runtime_of(o), std::move(local), std::move(remote), use, o.errhandler);
 }
 
@@ -87,8 +88,9 @@ MPI_Comm split(CommObj& o, int color, int key) {
 // intercommunicator pairs it with the subgroup the remote side passed.
 MPI_Comm create(CommObj& o, MPI_Comm comm, const std::vector<int>& group) {
   const InterState& is = *o.inter;
+  const std::vector<int>& in_local = is.local_comm.group_state()->rank_of_world;
   for (int w : group)
-    if (std::find(is.local.begin(), is.local.end(), w) == is.local.end())
+    if (in_local[w] < 0)
       raise(MPI_ERR_GROUP, "MPI_Comm_create: world rank " + std::to_string(w) +
                                " of the group is not in the local group of intercommunicator " +
                                std::to_string(comm));
@@ -101,10 +103,9 @@ MPI_Comm create(CommObj& o, MPI_Comm comm, const std::vector<int>& group) {
   const Ids mine = ids_at(s.mine, 0), theirs = ids_at(s.theirs, 0);
   std::vector<int> local(s.mine.begin() + 3, s.mine.end());
   std::vector<int> remote(s.theirs.begin() + 3, s.theirs.end());
-  const int me = is.local[o.comm.rank()];
+  const int me = is.local()[o.comm.rank()];
   if (remote.empty() || std::find(local.begin(), local.end(), me) == local.end()) return MPI_COMM_NULL;
-  Ids use = local[0] < remote[0] ? mine : theirs;
-  use.local = mine.local;
+  const Ids use = agreed(local[0], remote[0], mine, theirs);
   return make_on(runtime_of(o), std::move(local), std::move(remote), use, o.errhandler);
 }
 

@@ -18,6 +18,15 @@ int unsupported_io(const char* call) {
 
 extern "C" {
 
+// The data-access calls, all 56 from the list that declares them (interlace/mpi/misc.h).
+#define IL_MPI_IO_STUB(name, params) \
+  int name params { return unsupported_io(#name); }
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+INTERLACE_MPI_FILE_ALL_DATA_ACCESS(IL_MPI_IO_STUB)
+#pragma GCC diagnostic pop
+#undef IL_MPI_IO_STUB
+
 int MPI_File_open(MPI_Comm, const char *, int, MPI_Info, MPI_File *) {
   return unsupported_io("MPI_File_open");
 }
@@ -54,48 +63,6 @@ int MPI_File_set_view(MPI_File, MPI_Offset, MPI_Datatype, MPI_Datatype, const ch
 int MPI_File_get_view(MPI_File, MPI_Offset *, MPI_Datatype *, MPI_Datatype *, char *) {
   return unsupported_io("MPI_File_get_view");
 }
-int MPI_File_read_at(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_at");
-}
-int MPI_File_iread_at(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_at");
-}
-int MPI_File_read(MPI_File, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read");
-}
-int MPI_File_iread(MPI_File, void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread");
-}
-int MPI_File_read_at_all(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_at_all");
-}
-int MPI_File_iread_at_all(MPI_File, MPI_Offset, void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_at_all");
-}
-int MPI_File_read_all(MPI_File, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_all");
-}
-int MPI_File_iread_all(MPI_File, void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_all");
-}
-int MPI_File_read_shared(MPI_File, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_shared");
-}
-int MPI_File_iread_shared(MPI_File, void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_shared");
-}
-int MPI_File_read_ordered(MPI_File, void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_ordered");
-}
-int MPI_File_read_at_all_begin(MPI_File, MPI_Offset, void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_at_all_begin");
-}
-int MPI_File_read_all_begin(MPI_File, void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_all_begin");
-}
-int MPI_File_read_ordered_begin(MPI_File, void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_ordered_begin");
-}
 int MPI_File_read_at_all_end(MPI_File, void *, MPI_Status *) {
   return unsupported_io("MPI_File_read_at_all_end");
 }
@@ -105,48 +72,6 @@ int MPI_File_read_all_end(MPI_File, void *, MPI_Status *) {
 int MPI_File_read_ordered_end(MPI_File, void *, MPI_Status *) {
   return unsupported_io("MPI_File_read_ordered_end");
 }
-int MPI_File_write_at(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_at");
-}
-int MPI_File_iwrite_at(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_at");
-}
-int MPI_File_write(MPI_File, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write");
-}
-int MPI_File_iwrite(MPI_File, const void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite");
-}
-int MPI_File_write_at_all(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_at_all");
-}
-int MPI_File_iwrite_at_all(MPI_File, MPI_Offset, const void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_at_all");
-}
-int MPI_File_write_all(MPI_File, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_all");
-}
-int MPI_File_iwrite_all(MPI_File, const void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_all");
-}
-int MPI_File_write_shared(MPI_File, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_shared");
-}
-int MPI_File_iwrite_shared(MPI_File, const void *, int, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_shared");
-}
-int MPI_File_write_ordered(MPI_File, const void *, int, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_ordered");
-}
-int MPI_File_write_at_all_begin(MPI_File, MPI_Offset, const void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_at_all_begin");
-}
-int MPI_File_write_all_begin(MPI_File, const void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_all_begin");
-}
-int MPI_File_write_ordered_begin(MPI_File, const void *, int, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_ordered_begin");
-}
 int MPI_File_write_at_all_end(MPI_File, const void *, MPI_Status *) {
   return unsupported_io("MPI_File_write_at_all_end");
 }
@@ -155,95 +80,6 @@ int MPI_File_write_all_end(MPI_File, const void *, MPI_Status *) {
 }
 int MPI_File_write_ordered_end(MPI_File, const void *, MPI_Status *) {
   return unsupported_io("MPI_File_write_ordered_end");
-}
-int MPI_File_read_at_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_at_c");
-}
-int MPI_File_iread_at_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_at_c");
-}
-int MPI_File_read_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_c");
-}
-int MPI_File_iread_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_c");
-}
-int MPI_File_read_at_all_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_at_all_c");
-}
-int MPI_File_iread_at_all_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype, MPI_Request *)
-    {
-  return unsupported_io("MPI_File_iread_at_all_c");
-}
-int MPI_File_read_all_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_all_c");
-}
-int MPI_File_iread_all_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_all_c");
-}
-int MPI_File_read_shared_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_shared_c");
-}
-int MPI_File_iread_shared_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iread_shared_c");
-}
-int MPI_File_read_ordered_c(MPI_File, void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_read_ordered_c");
-}
-int MPI_File_read_at_all_begin_c(MPI_File, MPI_Offset, void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_at_all_begin_c");
-}
-int MPI_File_read_all_begin_c(MPI_File, void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_all_begin_c");
-}
-int MPI_File_read_ordered_begin_c(MPI_File, void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_read_ordered_begin_c");
-}
-int MPI_File_write_at_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Status *)
-    {
-  return unsupported_io("MPI_File_write_at_c");
-}
-int MPI_File_iwrite_at_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype, MPI_Request
-    *) {
-  return unsupported_io("MPI_File_iwrite_at_c");
-}
-int MPI_File_write_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_c");
-}
-int MPI_File_iwrite_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_c");
-}
-int MPI_File_write_at_all_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype,
-    MPI_Status *) {
-  return unsupported_io("MPI_File_write_at_all_c");
-}
-int MPI_File_iwrite_at_all_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype,
-    MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_at_all_c");
-}
-int MPI_File_write_all_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_all_c");
-}
-int MPI_File_iwrite_all_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_all_c");
-}
-int MPI_File_write_shared_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_shared_c");
-}
-int MPI_File_iwrite_shared_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Request *) {
-  return unsupported_io("MPI_File_iwrite_shared_c");
-}
-int MPI_File_write_ordered_c(MPI_File, const void *, MPI_Count, MPI_Datatype, MPI_Status *) {
-  return unsupported_io("MPI_File_write_ordered_c");
-}
-int MPI_File_write_at_all_begin_c(MPI_File, MPI_Offset, const void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_at_all_begin_c");
-}
-int MPI_File_write_all_begin_c(MPI_File, const void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_all_begin_c");
-}
-int MPI_File_write_ordered_begin_c(MPI_File, const void *, MPI_Count, MPI_Datatype) {
-  return unsupported_io("MPI_File_write_ordered_begin_c");
 }
 int MPI_File_seek(MPI_File, MPI_Offset, int) {
   return unsupported_io("MPI_File_seek");

@@ -1,4 +1,5 @@
-// MPI 4 sessions: error handlers, handle conversion and the MPI 4.1 buffered-send calls.
+// MPI 4 sessions: error handlers and the MPI 4.1 buffered-send calls (handle conversion
+// is mpi_handles.cpp's, as for every handle kind).
 // interlace keeps one buffered-send buffer per process (MPI_Buffer_attach's, used by
 // every MPI_Bsend whatever its communicator), so a session's buffer IS that buffer:
 // attaching one while another (the process's or another session's) is attached is
@@ -7,6 +8,7 @@
 #include <string>
 
 #include "compat/mpi/mpi_core.hpp"
+#include "compat/mpi/mpi_p2p.hpp"
 #include "compat/mpi/mpi_session.hpp"
 
 namespace interlace::mpi {
@@ -35,13 +37,15 @@ void attach(MPI_Session session, void* buffer, long long size) {
   o.buffer = buffer;
 }
 
-// A done request whose status is empty, for MPI_Session_iflush_buffer (the flush
-// itself happened before it returned).
-MPI_Request done_request() {
-  ReqObj r;
-  r.kind = ReqObj::Kind::done;
-  empty_status(&r.status);
-  return new_request(std::move(r));
+// MPI_Session_detach_buffer and its _c form, which differ only in the size's type.
+template <class Size>
+void detach(MPI_Session session, void* buffer_addr, Size* size) {
+  SessionObj& o = session_obj(session);
+  need(buffer_addr, "buffer_addr");
+  need(size, "size");
+  auto [buf, n] = session_detach(o);
+  *static_cast<void**>(buffer_addr) = buf;
+  *size = n;
 }
 
 }  // namespace
@@ -98,10 +102,6 @@ int MPI_Session_call_errhandler(MPI_Session session, int errorcode) {
   });
 }
 
-// Session handles are ints, as Fortran's: the conversions are the identity.
-MPI_Fint MPI_Session_c2f(MPI_Session session) { return static_cast<MPI_Fint>(session); }
-MPI_Session MPI_Session_f2c(MPI_Fint session) { return static_cast<MPI_Session>(session); }
-
 int MPI_Session_attach_buffer(MPI_Session session, void* buffer, int size) {
   return session_guard("MPI_Session_attach_buffer", session, [&] { attach(session, buffer, size); });
 }
@@ -111,25 +111,11 @@ int MPI_Session_attach_buffer_c(MPI_Session session, void* buffer, MPI_Count siz
 }
 
 int MPI_Session_detach_buffer(MPI_Session session, void* buffer_addr, int* size) {
-  return session_guard("MPI_Session_detach_buffer", session, [&] {
-    SessionObj& o = session_obj(session);
-    need(buffer_addr, "buffer_addr");
-    need(size, "size");
-    auto [buf, n] = session_detach(o);
-    *static_cast<void**>(buffer_addr) = buf;
-    *size = n;
-  });
+  return session_guard("MPI_Session_detach_buffer", session, [&] { detach(session, buffer_addr, size); });
 }
 
 int MPI_Session_detach_buffer_c(MPI_Session session, void* buffer_addr, MPI_Count* size) {
-  return session_guard("MPI_Session_detach_buffer_c", session, [&] {
-    SessionObj& o = session_obj(session);
-    need(buffer_addr, "buffer_addr");
-    need(size, "size");
-    auto [buf, n] = session_detach(o);
-    *static_cast<void**>(buffer_addr) = buf;
-    *size = n;
-  });
+  return session_guard("MPI_Session_detach_buffer_c", session, [&] { detach(session, buffer_addr, size); });
 }
 
 int MPI_Session_flush_buffer(MPI_Session session) {
@@ -144,7 +130,7 @@ int MPI_Session_iflush_buffer(MPI_Session session, MPI_Request* request) {
     session_obj(session);
     need(request, "request");
     drain_buffered_sends();
-    *request = done_request();
+    *request = new_request(done_request(MPI_COMM_NULL));  // the flush happened before
   });
 }
 
