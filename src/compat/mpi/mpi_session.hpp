@@ -27,6 +27,7 @@ std::pair<void*, int> session_detach(SessionObj& o);
 int session_fail_current(const char* call, MPI_Session session);
 template <class Body>
 inline int session_guard(const char* call, MPI_Session session, Body&& body) {
+  CallLock lock;  // as guard(): under MPI_THREAD_MULTIPLE session calls share the MPI lock
   try {
     body();
     return MPI_SUCCESS;
