@@ -166,6 +166,13 @@ static void window_and_file_handlers(void) {
   CHECK(calls == 1 && seen_code == MPI_ERR_IO, "file handler: %d calls", calls);
   CHECK(seen_file == MPI_FILE_NULL, "file handler did not get MPI_FILE_NULL");
 #endif
+  /* A failing MPI_File_open goes to MPI_FILE_NULL's handler (on interlace every MPI-IO
+   * call fails: MPI-IO is not provided). */
+  calls = 0;
+  MPI_File fh;
+  int rc = MPI_File_open(MPI_COMM_SELF, "/nonexistent-dir/conf_errh", MPI_MODE_RDONLY, MPI_INFO_NULL, &fh);
+  CHECK(rc != MPI_SUCCESS, "opening a file in a missing directory succeeded");
+  CHECK(calls == 1 && seen_code == rc, "failed File_open: file handler called %d times", calls);
   MPI_File_set_errhandler(MPI_FILE_NULL, MPI_ERRORS_RETURN);
   MPI_Errhandler_free(&feh);
 #ifdef INTERLACE_MPI

@@ -1,7 +1,7 @@
 // MPI-IO is not provided (docs/mpi.md, "What is not provided"): every MPI_File_* call
 // and MPI_Register_datarep returns an error code of class MPI_ERR_UNSUPPORTED_OPERATION
 // whose MPI_Error_string names the call. File errors go to the handler of MPI_FILE_NULL,
-// whose default is MPI_ERRORS_RETURN, so the code is returned, never fatal.
+// whose default is MPI_ERRORS_RETURN: the code is returned unless the user set another.
 #include <string>
 
 #include "compat/mpi/mpi_impl.hpp"
@@ -9,9 +9,13 @@
 namespace {
 
 int unsupported_io(const char* call) {
-  return interlace::mpi::make_error_code(
+  const int code = interlace::mpi::make_error_code(
       MPI_ERR_UNSUPPORTED_OPERATION,
       std::string(call) + ": MPI-IO is not provided by interlace (see docs/mpi.md)");
+  // No file ever opens, so every file error is MPI_FILE_NULL's to handle (a user handler
+  // or MPI_ERRORS_ARE_FATAL set there sees it; the default returns the code).
+  MPI_File_call_errhandler(MPI_FILE_NULL, code);
+  return code;
 }
 
 }  // namespace
