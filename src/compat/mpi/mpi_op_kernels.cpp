@@ -16,7 +16,9 @@ enum class Cat { none, integer, floating, complex, logical, byte, pair };
 
 Cat category(MPI_Datatype t) noexcept {
   switch (t) {
-    case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT:
+    // MPI_CHAR is text in the standard, but Open MPI and MPICH reduce it as a C
+    // integer and programs rely on it (OSU's osu_get_acc_latency sums MPI_CHAR).
+    case MPI_CHAR: case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT:
     case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
     case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG: case MPI_INT8_T: case MPI_INT16_T:
     case MPI_INT32_T: case MPI_INT64_T: case MPI_UINT8_T: case MPI_UINT16_T:
@@ -30,7 +32,7 @@ Cat category(MPI_Datatype t) noexcept {
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT:
     case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT: case MPI_2REAL: case MPI_2DOUBLE_PRECISION:
       return Cat::pair;
-    default: return Cat::none;  // MPI_CHAR, MPI_WCHAR, MPI_PACKED: no reductions
+    default: return Cat::none;  // MPI_WCHAR, MPI_PACKED: no reductions
   }
 }
 
