@@ -28,6 +28,21 @@ MPI_Errhandler MPI_Errhandler_f2c(MPI_Fint errhandler);
 MPI_Fint MPI_Message_c2f(MPI_Message message);
 MPI_Message MPI_Message_f2c(MPI_Fint message);
 
+/* A Fortran status is the C status as MPI_F_STATUS_SIZE integers; MPI 4's C constants
+ * MPI_F_SOURCE, MPI_F_TAG and MPI_F_ERROR are the (0-based) places of those fields. */
+#define MPI_F_STATUS_SIZE 6
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG 1
+#define MPI_F_ERROR 2
+#define MPI_F_STATUS_IGNORE ((MPI_Fint *)0)
+#define MPI_F_STATUSES_IGNORE ((MPI_Fint *)0)
+int MPI_Status_c2f(const MPI_Status *c_status, MPI_Fint *f_status);
+int MPI_Status_f2c(const MPI_Fint *f_status, MPI_Status *c_status);
+
+/* ---- memory for one-sided communication -------------------------------------------------- */
+int MPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr);
+int MPI_Free_mem(void *base);
+
 /* ---- profiling ------------------------------------------------------------------------ */
 int MPI_Pcontrol(const int level, ...);
 

@@ -104,11 +104,6 @@ CommObj& inter_obj(MPI_Comm c, const char* call) {
 
 }  // namespace
 
-<<<<<<< HEAD
-Ids fresh_ids() { return fresh_ids(world()); }
-
-Ids fresh_ids(const std::shared_ptr<CommState>& w) {
-=======
 int creation_tag(int kind, uint64_t h) {
   return p2p::kTagModelBase - 1000 - kind * 4096 - static_cast<int>(h & 4095u);
 }
@@ -119,9 +114,9 @@ uint64_t hash64(const std::string& s) {
   return h;
 }
 
-Ids fresh_ids() {
-  const auto& w = world();
->>>>>>> h/rcomm
+Ids fresh_ids() { return fresh_ids(world()); }
+
+Ids fresh_ids(const std::shared_ptr<CommState>& w) {
   Ids ids;
   ids.p2p = w->new_child_id();
   ids.coll = w->new_child_id();
@@ -145,19 +140,11 @@ Ids agreed(int my_world, int their_world, const Ids& mine, const Ids& theirs) {
 }
 
 MPI_Comm make(std::vector<int> local, std::vector<int> remote, const Ids& ids, MPI_Errhandler eh) {
-<<<<<<< HEAD
   return make_on(world(), std::move(local), std::move(remote), ids, eh);
 }
 
 MPI_Comm make_on(const std::shared_ptr<CommState>& w, std::vector<int> local, std::vector<int> remote,
                  const Ids& ids, MPI_Errhandler eh) {
-  const int me = w->rt->ctx->rank();
-  auto pos = std::find(local.begin(), local.end(), me);
-  if (pos == local.end()) raise(MPI_ERR_INTERN, "intercommunicator: this rank is not in its local group");
-  const int lr = static_cast<int>(pos - local.begin());
-=======
-  const auto& w = world();
->>>>>>> h/rcomm
   auto st = std::make_shared<InterState>();
   st->local_comm = Communicator::from_group_state(CommState::make(w->rt, ids.local, std::move(local)));
   const int lr = st->local_comm.rank();  // -1 when this rank is not in `local`
