@@ -81,6 +81,24 @@ test-asan: deps
 # pytest files against the ASan build (INTERLACE_BUILD_DIR). A use-after-scope in
 # coll_check once made `make test` fail on half of the fresh clones.
 ASAN_PYTEST_K := battery and not single_copy and not progress_thread and not namespaces
+
+# MPI conformance programs (tests/mpi/conf_*.c) under ASan+UBSan, as name-ranks: one or
+# two rank counts per API group of issue 13 (windows, intercomms, topologies and
+# neighbours, types, p2p extensions, sessions, attributes and info, partitioned,
+# MPI_THREAD_MULTIPLE), plus the tcp fabric for RMA, intercomms and partitioned; about
+# a minute. The plain build runs every program at every rank count (test_mpi.py).
+ASAN_MPI_CASES := conf_win_fence-2 conf_win_fence-3 conf_win_pscw-3 conf_win_passive-2 \
+  conf_win_passive-4 conf_win_atomic-3 conf_win_dynamic-2 conf_win_shared-4 conf_win_errors-2 \
+  conf_win_spin-2 conf_session_win-3 conf_inter-3 conf_inter-4 conf_comm_ext-3 conf_comm_ext-5 \
+  conf_topo-4 conf_topo-6 conf_neighbor-3 conf_neighbor-5 conf_pcoll-3 conf_alltoallw-3 \
+  conf_types_ext-2 conf_types_ext-4 conf_types_fortran-3 conf_p2p4-2 conf_p2p4-3 \
+  conf_mprobe-3 conf_grequest-2 conf_cancel-3 conf_session-2 conf_session-4 conf_attr-2 \
+  conf_attr-4 conf_info-2 conf_errh-3 conf_partitioned-2 conf_partitioned-3 \
+  conf_threads-2 conf_threads-4
+ASAN_MPI_TCP := conf_win_passive conf_inter conf_partitioned
+ASAN_MPI_TARGETS := $(sort $(foreach c,$(ASAN_MPI_CASES) $(ASAN_MPI_TCP),mpi_test_$(firstword $(subst -, ,$(c)))))
+ASAN_MPI_TESTS := $(foreach c,$(ASAN_MPI_CASES),"tests/python/test_mpi.py::test_conformance_program[$(c)]") \
+  $(foreach c,$(ASAN_MPI_TCP),"tests/python/test_mpi.py::test_conformance_program_over_tcp[$(c)]")
 test-asan-multiproc: install
 	cmake -S . -B $(BUILD)/asan $(CMAKE_FLAGS) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DINTERLACE_SANITIZE=address,undefined -DINTERLACE_BUILD_EXAMPLES=OFF
@@ -89,6 +107,10 @@ test-asan-multiproc: install
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(PYTHON) -m pytest $(PYTEST_FLAGS) -k "$(ASAN_PYTEST_K)" \
 	  tests/python/test_multiproc.py tests/python/test_coll.py tests/python/test_stream.py
+	cmake --build $(BUILD)/asan -j $(JOBS) --target $(ASAN_MPI_TARGETS)
+	INTERLACE_BUILD_DIR=$(BUILD)/asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(PYTHON) -m pytest $(PYTEST_FLAGS) $(ASAN_MPI_TESTS)
 
 # 64 MiB tcp frames x 5 rounds take minutes under TSan's instrumented memcpy; the
 # same tests run in the plain and ASan builds.
