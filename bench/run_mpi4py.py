@@ -31,7 +31,8 @@ OMPI = ["mpirun.openmpi", "-np", "2", "--bind-to", "none", "--mca", "pml", "ob1"
         "--mca", "btl", "self,vader"]
 OMPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
             "OMPI_MCA_osc": "^rdma,ucx"}
-ROW = re.compile(r"^\s*(\d+)\s+([\d.eE+-]+)\s+([\d.eE+-]+)")
+# size, bandwidth (MB/s) | mean one-way time (s) ± stdev, loops (the stats columns)
+ROW = re.compile(r"^\s*(\d+)\s+([\d.eE+-]+)\s*\|\s*([\d.eE+-]+)")
 
 
 def probe(exe: Path) -> str:
@@ -42,8 +43,7 @@ def probe(exe: Path) -> str:
 
 def one_run(stack: str, site: str, pickle: bool, max_size: int, libdir: str) -> dict[int, float]:
     args = [sys.executable, "-m", "mpi4py.bench", "pingpong", "-n", str(max_size),
-            "-l", "2000", "--loop-large", "200", "--loop-huge", "20", "--no-header",
-            "--no-stats"]
+            "-l", "2000", "--loop-large", "200", "--loop-huge", "20", "--no-header"]
     if pickle:
         args.append("-p")
     env = dict(os.environ, PYTHONPATH=site)
