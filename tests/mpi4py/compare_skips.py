@@ -3,9 +3,8 @@
 
 Issue 13 lets mpi4py's suite skip, on interlace, only what it also skips on Open MPI
 and what docs/mpi.md lists as not provided. This runs the suite (with the exclusions
-of excluded.txt) at N ranks once on each, asks mpi4py for JUnit XML reports (its
-`--xml`), and prints the skipped tests of each with mpi4py's reason, and the
-difference.
+of excluded.txt) at N ranks once on each, verbose, keeps each rank's report in a file
+of its own, and prints the tests skipped on interlace only, with mpi4py's reason.
 
   tests/mpi4py/compare_skips.py --interlace-site DIR --openmpi-site DIR [--ranks 1,2]
 
@@ -22,7 +21,7 @@ import pathlib
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
+import re
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -31,29 +30,35 @@ import run_mpi4py  # noqa: E402  (exclusions(), the test sources)
 OMPI = ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]
 
 
-def skipped(xml_dir: pathlib.Path) -> dict[str, str]:
+SKIP = re.compile(r"^(\w+) \(([\w.]+)\)(?: \.\.\.|\n.*?\.\.\.) skipped '?(.*?)'?$", re.M)
+
+
+def skipped(out_dir: pathlib.Path) -> dict[str, str]:
+    """Test -> reason, over every rank's verbose report (unittest's `name (id) ...
+    skipped 'reason'` lines)."""
     out: dict[str, str] = {}
-    for f in xml_dir.rglob("*.xml"):
-        for case in ET.parse(f).getroot().iter("testcase"):
-            s = case.find("skipped")
-            if s is not None:
-                name = f"{case.get('classname')}.{case.get('name')}"
-                msg = (s.get("message") or s.text or "").strip()
-                out[name] = msg.split("\n")[0][:120]
+    for f in out_dir.glob("rank*.txt"):
+        for m in SKIP.finditer(f.read_text(errors="replace")):
+            out[m.group(2)] = m.group(3)[:120]
     return out
 
 
-def run(kind: str, n: int, site: str, lib_dir: str, tests: pathlib.Path, xml_dir: pathlib.Path) -> int:
+def run(kind: str, n: int, site: str, lib_dir: str, tests: pathlib.Path, out_dir: pathlib.Path) -> int:
     args, env_extra = run_mpi4py.exclusions()
     env = dict(os.environ, PYTHONPATH=site, **env_extra)
     if kind == "interlace":
         env["LD_LIBRARY_PATH"] = f"{lib_dir}{os.pathsep}{env.get('LD_LIBRARY_PATH', '')}"
         launch = ["interlace", "run", "-n", str(n)]
     else:
-        env.update(OMPI_MCA_osc="^rdma,ucx", OMPI_MCA_btl="self,vader", OMPI_MCA_pml="ob1")
-        launch = OMPI + ["-np", str(n), "-x", "PYTHONPATH", "-x", "OMPI_MCA_osc", "-x", "OMPI_MCA_btl",
-                         "-x", "OMPI_MCA_pml"] + [f"-x{k}" for k in env_extra]
-    cmd = launch + [sys.executable, str(tests / "main.py"), "--no-builddir", "--xml", str(xml_dir), *args]
+        # Its default transports (tcp among them: spawned processes need it to connect).
+        env.update(OMPI_MCA_osc="^rdma,ucx")
+        launch = OMPI + ["-np", str(n), "-x", "PYTHONPATH", "-x", "OMPI_MCA_osc"] + [f"-x{k}" for k in env_extra]
+    out_dir.mkdir(parents=True)
+    # Each rank's verbose report (stderr) to a file of its own: the ranks' lines would
+    # interleave on one stream.
+    per_rank = f'exec "$@" 2> "{out_dir}/rank${{INTERLACE_RANK:-$OMPI_COMM_WORLD_RANK}}.txt"'
+    cmd = launch + ["sh", "-c", per_rank, "sh", sys.executable, str(tests / "main.py"), "--no-builddir",
+                    "-v", *args]
     print("+", " ".join(cmd), flush=True)
     return subprocess.run(cmd, cwd=tests, env=env, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL, timeout=1800).returncode
@@ -73,6 +78,7 @@ def main() -> int:
         res = {}
         with tempfile.TemporaryDirectory() as tmp:
             for kind, site in (("interlace", a.interlace_site), ("openmpi", a.openmpi_site)):
+                site = str(pathlib.Path(site).resolve())  # the runs' working directory is the tests
                 d = pathlib.Path(tmp) / kind
                 rc = run(kind, n, site, a.lib_dir, tests, d)
                 res[kind] = skipped(d)
