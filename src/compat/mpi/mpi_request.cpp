@@ -7,6 +7,7 @@
 
 #include "compat/mpi/mpi_core.hpp"
 #include "compat/mpi/mpi_spawn.hpp"
+#include "interlace/core/blocking.hpp"
 #include "interlace/core/clock.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/engine/completion.hpp"
@@ -242,18 +243,26 @@ void block_until_any(int count, const MPI_Request* reqs) {
   std::vector<engine::Completion*> set;
   set.reserve(pending.size());
   for (ReqObj* r : pending) set.push_back(pending_completion(*r));
-  // A spawn connection runs an engine of its own: requests spanning two engines are polled.
   engine::Context& ctx = spawn::context_of(pending[0]->comm);
+  const double limit = ctx.config().op_timeout_s;
+  auto timed_out = [limit] {
+    raise(MPI_ERR_TIMEOUT, "no request completed within " + std::to_string(limit) + " s (INTERLACE_TIMEOUT)");
+  };
+  // A spawn connection runs an engine of its own: requests spanning two engines are
+  // polled, under the same time limit, leaving the MPI lock to other threads between polls.
   for (ReqObj* r : pending)
-    if (&spawn::context_of(r->comm) != &ctx)
-      for (;; std::this_thread::yield())
+    if (&spawn::context_of(r->comm) != &ctx) {
+      const Deadline until = Deadline::after(limit);
+      for (;;) {
         for (ReqObj* q : pending)
           if (settle(*q, false)) return;
-  const double limit = ctx.config().op_timeout_s;
+        if (until.expired()) timed_out();
+        blocking::Scope waiting;  // as an engine wait: the MPI lock goes to others meanwhile
+        std::this_thread::yield();
+      }
+    }
   Errc rc = ctx.wait_for(set, true, Deadline::after(limit));
-  if (rc == Errc::timeout)
-    raise(MPI_ERR_TIMEOUT, "no request completed within " + std::to_string(limit) +
-                               " s (INTERLACE_TIMEOUT)");
+  if (rc == Errc::timeout) timed_out();
   if (rc != Errc::ok) throw_error(rc, "waiting for requests failed");
 }
 
