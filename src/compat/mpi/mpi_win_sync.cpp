@@ -9,6 +9,8 @@
 #include <thread>
 
 #include "compat/mpi/mpi_win.hpp"
+#include "interlace/core/clock.hpp"
+#include "interlace/engine/context.hpp"
 #include "interlace/pgas/pgas.hpp"
 
 namespace interlace::mpi {
@@ -89,11 +91,21 @@ void lock_one(WinObj& w, MPI_Win h, int type, int rank) {
   if (w.direct) {
     // The holder releases the word without our help, so a denied locker only has to
     // leave it the core (ranks may outnumber cores), progressing for others meanwhile.
+    // Bounded like every other wait (INTERLACE_TIMEOUT): a holder that died never
+    // releases the word.
+    Deadline until;
     for (int tries = 0; !win_direct_try_lock(w, rank, type); ++tries) {
       if (tries < 64) continue;
       win_pgas().poll();
-      if (tries > 1024) std::this_thread::sleep_for(std::chrono::microseconds(20));
-      else sched_yield();
+      if (tries <= 1024) {
+        sched_yield();
+        continue;
+      }
+      if (tries == 1025) until = Deadline::after(win_pgas().context().config().op_timeout_s);
+      if (until.expired())
+        raise(MPI_ERR_OTHER, "the window lock on rank " + std::to_string(rank) +
+                                 " was not released within INTERLACE_TIMEOUT");
+      std::this_thread::sleep_for(std::chrono::microseconds(20));
     }
     return;
   }
