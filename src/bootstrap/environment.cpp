@@ -175,13 +175,17 @@ Environment Environment::detect() {
     // name lives inside a parent only this user can enter (created 0700 and
     // checked by the file store): another user can neither plant it in
     // advance nor look inside. The last rank to leave removes it.
-    const char* tmp = env("TMPDIR");
-    std::string dir = (tmp && tmp[0] == '/') ? tmp : "/tmp";
-    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-    if (dir == "/") dir.clear();
-    e.store_url = "file://" + dir + "/interlace-" + std::to_string(geteuid()) + "/" + e.job_id;
+    e.store_url = private_file_store_url(e.job_id);
   }
   return e;
+}
+
+std::string private_file_store_url(const std::string& job_id) {
+  const char* tmp = env("TMPDIR");
+  std::string dir = (tmp && tmp[0] == '/') ? tmp : "/tmp";
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  if (dir == "/") dir.clear();
+  return "file://" + dir + "/interlace-" + std::to_string(geteuid()) + "/" + job_id;
 }
 
 }  // namespace interlace::bootstrap

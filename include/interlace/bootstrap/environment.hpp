@@ -32,4 +32,9 @@ struct Environment {
   static Environment detect();
 };
 
+// The store of a job on one host without INTERLACE_STORE: a file store under
+// $TMPDIR/interlace-<euid>/<job_id> (what detect() picks; MPI_Comm_spawn's connections
+// meet there too).
+std::string private_file_store_url(const std::string& job_id);
+
 }  // namespace interlace::bootstrap

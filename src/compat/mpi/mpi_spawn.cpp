@@ -22,6 +22,7 @@
 #include <random>
 #include <thread>
 
+#include "interlace/bootstrap/environment.hpp"
 #include "interlace/core/clock.hpp"
 #include "interlace/core/log.hpp"
 #include "interlace/engine/context.hpp"
@@ -47,16 +48,6 @@ std::map<MPI_Comm, Runtime>& connections() {
 MPI_Comm g_parent = MPI_COMM_NULL;
 
 std::string str(long long v) { return std::to_string(v); }
-
-// As bootstrap::Environment::detect does for a job without INTERLACE_STORE: a file store
-// below a directory only this user can enter.
-std::string store_url_for(const std::string& id) {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string dir = (tmp && tmp[0] == '/') ? tmp : "/tmp";
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  if (dir == "/") dir.clear();
-  return "file://" + dir + "/interlace-" + str(geteuid()) + "/" + id;
-}
 
 std::string new_connection_id() {
   static std::atomic<int> counter{0};
@@ -169,7 +160,7 @@ Runtime open_connection(const std::string& id, int rank, int size) {
   o.env.local_size = size;
   o.env.job_id = id;
   o.env.secret = "job:" + id;
-  o.env.store_url = store_url_for(id);
+  o.env.store_url = bootstrap::private_file_store_url(id);
   o.env.host = mine.environment().host;
   o.env.source = "spawn";
   const int world_rank = mine.rank();
