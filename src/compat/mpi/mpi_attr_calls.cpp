@@ -13,10 +13,6 @@ HandleCheck& check_of(AttrKind k) {
   return checks[static_cast<int>(k)];
 }
 
-void need(const void* p, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
-}
-
 void get(AttrKind k, int h, int keyval, void* attribute_val, int* flag) {
   attr_check_handle(k, h);
   need(attribute_val, "attribute_val");

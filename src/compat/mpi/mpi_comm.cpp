@@ -15,10 +15,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 // The world ranks of a communicator's members, in communicator rank order.
 std::vector<int> members_of(const Communicator& c) {
   std::vector<int> m(c.size());

@@ -25,10 +25,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 std::string str(long long v) { return std::to_string(v); }
 
 CommObj& intra_obj(MPI_Comm c, const char* call) {

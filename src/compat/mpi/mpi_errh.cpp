@@ -76,10 +76,6 @@ MPI_Errhandler create(ErrhKind k, void (*fn)(int*, int*, ...)) {
   return kFirstUser + static_cast<int>(g_handlers.size()) - 1;
 }
 
-void need(const void* p, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
-}
-
 // MPI_*_call_errhandler: the handler sees errorcode as if a call had failed with it.
 void call_handler(ErrhKind k, int handle, MPI_Errhandler h, const char* call, int errorcode) {
   if (h == MPI_ERRORS_RETURN) return;

@@ -12,10 +12,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 int index_of(const std::vector<int>& v, int x) {
   auto it = std::find(v.begin(), v.end(), x);
   return it == v.end() ? MPI_UNDEFINED : static_cast<int>(it - v.begin());

@@ -228,6 +228,14 @@ class MpiError : public std::exception {
   std::string msg_;
 };
 [[noreturn]] void raise(int cls, const std::string& msg);
+// MPI_ERR_ARG for a null pointer argument: "WHAT is a null pointer", or with the call
+// named, "CALL: WHAT is null" (the two wordings the MPI files used; tests read both).
+inline void need(const void* p, const char* what) {
+  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
+}
+inline void need(const void* p, const char* call, const char* what) {
+  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
+}
 int error_class_of(Errc e) noexcept;  // interlace error -> MPI error class
 
 // Runs body() for the MPI call `call` on `comm` (for its error handler; MPI_COMM_NULL

@@ -19,10 +19,6 @@ namespace {
 std::mutex g_mu;  // info calls are allowed before MPI_Init and from any thread
 HandleTable<InfoItems> g_infos;  // 1: MPI_INFO_ENV (its items are made when read)
 
-void need(const void* p, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
-}
-
 std::string handle_name(MPI_Info info) {
   if (info == MPI_INFO_NULL) return "MPI_INFO_NULL";
   if (info == MPI_INFO_ENV) return "MPI_INFO_ENV";

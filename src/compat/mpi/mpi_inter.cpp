@@ -205,9 +205,6 @@ int local_size_of(MPI_Comm c) {
 using namespace interlace::mpi::inter;
 
 namespace {
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
 }  // namespace
 
 extern "C" {

@@ -37,10 +37,6 @@ int level_named(const std::string& v) {
                          "\" (expected MPI_THREAD_SINGLE, _FUNNELED, _SERIALIZED or _MULTIPLE)");
 }
 
-void need(const void* p, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
-}
-
 // The world ranks of a pset; MPI_ERR_ARG naming an unknown one. The mpi:// names are
 // matched without regard to case, as MPICH and Open MPI do.
 std::vector<int> pset_members(const char* name) {

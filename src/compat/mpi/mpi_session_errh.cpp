@@ -14,10 +14,6 @@
 namespace interlace::mpi {
 namespace {
 
-void need(const void* p, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(what) + " is a null pointer");
-}
-
 void attach(MPI_Session session, void* buffer, long long size) {
   SessionObj& o = session_obj(session);
   require_initialized("MPI_Session_attach_buffer");

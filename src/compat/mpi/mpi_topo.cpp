@@ -97,10 +97,6 @@ void cart_shift(const Topology& t, int rank, int direction, int disp, int* sourc
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 // Checks ndims and dims of a Cartesian grid; returns the number of processes it has.
 long long check_grid(const char* call, int ndims, const int* dims, const int* periods) {
   if (ndims < 0) raise(MPI_ERR_DIMS, std::string(call) + ": ndims " + std::to_string(ndims) + " is negative");

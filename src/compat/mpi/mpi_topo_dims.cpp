@@ -9,10 +9,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 // Greedy: the prime factors of n, largest first, each to the smallest value so far.
 std::vector<int> greedy_factors(int n, int k) {
   std::vector<int> primes;

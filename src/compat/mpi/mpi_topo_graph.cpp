@@ -10,10 +10,6 @@ using namespace interlace::mpi;
 
 namespace {
 
-void need(const void* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is null");
-}
-
 std::string at(const char* name, int i) { return std::string(name) + "[" + std::to_string(i) + "]"; }
 
 void check_rank(const char* call, int rank, int size, const std::string& what) {

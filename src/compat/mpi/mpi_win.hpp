@@ -146,12 +146,6 @@ void win_apply(MPI_Op op, MPI_Datatype basic, size_t unit, const std::byte* in, 
 bool win_send_lock(WinObj& w, MPI_Win h, int target, int type);
 void win_send_ctl(WinObj& w, MPI_Win h, WinOp op, int target);
 
-// MPI_ERR_ARG "CALL: WHAT is a null pointer" when p is null.
-template <class T>
-inline void need(T* p, const char* call, const char* what) {
-  if (!p) raise(MPI_ERR_ARG, std::string(call) + ": " + what + " is a null pointer");
-}
-
 // Checks a rank of the window (MPI_ERR_RANK naming it); MPI_PROC_NULL is allowed.
 void win_check_rank(const char* call, const WinObj& w, int rank);
 
