@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from run_p2p import QUIET, cpu_snapshot, others_share, wait_quiet  # noqa: E402
+from run_mpi import measured  # noqa: E402  (one probe-bracketed run, the same accounting)
 from shmem_report import load, markdown, verdicts  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -43,7 +43,6 @@ OSHRUN = ["oshrun", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none
 COMMON_ENV = {"SHMEM_SYMMETRIC_SIZE": "64M"}
 OSHMEM_ENV = {"OMPI_MCA_osc": "^rdma", "OMPI_ALLOW_RUN_AS_ROOT": "1",
               "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
-BUSY_NS = 350  # a probe figure above this means another process shared a CPU
 
 
 def sh(cmd):
@@ -93,11 +92,6 @@ def build(work: Path, lib_dir: Path, impls, interlace_cc, progs):
     return work / "placement-probe", work / "shmem_floor", bins
 
 
-def probe(exe):
-    out = subprocess.run([exe], capture_output=True, text=True, check=True, timeout=60).stdout.split()
-    return ("busy" if float(out[1]) > BUSY_NS else out[0]), float(out[1])
-
-
 def command(impl, exe, npes, args, timeout):
     if impl == "floor":
         return [exe, *args]
@@ -142,27 +136,9 @@ def plan(quick, npes_list, progs):
 
 
 def run_one(rnd, rounds, prog, npes, impl, cmd, args, probe_exe):
-    wait_quiet(args.quiet_wait)
-    before = probe(probe_exe)
-    start, c0 = time.time(), cpu_snapshot()
-    try:
-        cp = subprocess.run([str(c) for c in cmd], capture_output=True, text=True,
-                            timeout=args.timeout + 30, env=environment(impl))
-        err = None if cp.returncode == 0 else f"exit {cp.returncode}: {cp.stderr[-600:]}"
-        recs = parse(cp.stdout)
-    except subprocess.TimeoutExpired:
-        err, recs = f"timeout after {args.timeout}s", []
-    wall = time.time() - start
-    others = others_share(c0, cpu_snapshot(), wall)
-    after = probe(probe_exe)
-    placement = before[0] if before[0] == after[0] else "mixed"
-    print(f"round {rnd + 1}/{rounds} {prog:13} {npes} PEs {impl:10} {placement:5} "
-          f"(probe {before[1]:.0f}/{after[1]:.0f} ns, others {others:4.0%}) {wall:5.1f}s"
-          + (f"  ERROR {err}" if err else ""), file=sys.stderr)
-    return {"round": rnd, "bench": prog, "impl": impl, "npes": npes, "placement": placement,
-            "probe_ns": [before[1], after[1]], "others_share": round(others, 3),
-            "disturbed": others > QUIET + 0.02 / max(wall, 0.01), "wall_s": round(wall, 2),
-            "command": [str(c) for c in cmd], "error": err, "results": recs}
+    label = f"round {rnd + 1}/{rounds} {prog:13} {npes} PEs"
+    rec = measured(label, impl, cmd, environment(impl), probe_exe, args.timeout + 30, args.quiet_wait, parse)
+    return {"round": rnd, "bench": prog, "npes": npes, **rec}
 
 
 def main():
