@@ -68,7 +68,8 @@ PARSERS = {"p2p": parse_p2p, "coll": parse_coll, "stream": parse_stream}
 
 
 def run(build: Path, prog: str, args, timeout=300):
-    cmd = [sys.executable, "-m", "interlace", "run", "-n", "2", str(build / "bench" / prog), *args]
+    cmd = [sys.executable, "-m", "interlace", "run", "-n", "2", "--bind-to", "none",
+           str(build / "bench" / prog), *args]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")

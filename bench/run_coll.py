@@ -62,7 +62,9 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="coll-bench-"))
     args = ["--max", str(a.max), "--iters", str(a.iters)]
     impls: dict[str, list[str]] = {
-        "interlace": ["interlace", "run", "-n", str(a.n), str(Path(a.build) / "bench" / "coll_bench"), *args]}
+        # Unbound like the MPIs below (`interlace run` binds to cores by default).
+        "interlace": ["interlace", "run", "-n", str(a.n), "--bind-to", "none",
+                      str(Path(a.build) / "bench" / "coll_bench"), *args]}
     for mpi, run in (("openmpi", ["mpirun.openmpi", "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"]),
                      ("mpich", ["mpiexec.mpich"])):
         if shutil.which(f"mpicc.{mpi}") is None:

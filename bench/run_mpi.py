@@ -2,7 +2,7 @@
 """MPI compatibility benchmark: the SAME benchmark sources (bench/mpi_pingpong.c and
 bench/mpi_coll_bench.c) built three ways and run on 2 ranks:
 
-  interlace  cc -I include/ ... -linterlace (the MPI library of this tree), `interlace run -n 2`
+  interlace  cc -I include/ ... -linterlace (the MPI library of this tree), `interlace run -n 2 --bind-to none`
   openmpi    mpicc.openmpi, `mpirun.openmpi -np 2 --bind-to none --mca pml ob1 --mca btl self,vader`
   mpich      mpicc.mpich,   `mpiexec.mpich -n 2`
 
@@ -83,7 +83,9 @@ def probe(exe):
 
 def command(impl, exe, args):
     if impl == "interlace":
-        return [sys.executable, "-m", "interlace", "run", "-n", "2", "--timeout", "280", exe, *args]
+        # Unbound like the MPIs below (`interlace run` binds to cores by default).
+        return [sys.executable, "-m", "interlace", "run", "-n", "2", "--bind-to", "none",
+                "--timeout", "280", exe, *args]
     return [*LAUNCH[impl], exe, *args]
 
 

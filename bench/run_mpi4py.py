@@ -49,7 +49,7 @@ def one_run(stack: str, site: str, pickle: bool, max_size: int, libdir: str) -> 
     env = dict(os.environ, PYTHONPATH=site)
     if stack == "interlace":
         env["LD_LIBRARY_PATH"] = libdir
-        cmd = ["interlace", "run", "-n", "2", *args]
+        cmd = ["interlace", "run", "-n", "2", "--bind-to", "none", *args]
     else:
         env.update(OMPI_ENV)
         cmd = [*OMPI, *args]

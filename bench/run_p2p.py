@@ -149,7 +149,7 @@ def run_interlace(argv, env, launch, timeout):
     bootstrap variables ourselves (the launcher's contract, see environment.hpp)."""
     fabric = env["INTERLACE_FABRIC"]
     if launch == "cli" or (launch == "auto" and shutil.which("interlace")):
-        return subprocess.run(["interlace", "run", "-n", "2", "--fabric", fabric, *argv],
+        return subprocess.run(["interlace", "run", "-n", "2", "--bind-to", "none", "--fabric", fabric, *argv],
                               capture_output=True, text=True, timeout=timeout)
     store = tempfile.mkdtemp(prefix="interlace-bench-")
     job = f"bench-{os.getpid()}-{time.monotonic_ns()}"

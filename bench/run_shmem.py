@@ -97,7 +97,7 @@ def command(impl, exe, npes, args, timeout):
         return [exe, *args]
     if impl.startswith("interlace"):
         fabric = impl.split("-")[1] if "-" in impl else "shm"
-        return [sys.executable, "-m", "interlace", "run", "-n", str(npes), "--fabric", fabric,
+        return [sys.executable, "-m", "interlace", "run", "-n", str(npes), "--bind-to", "none", "--fabric", fabric,
                 "--timeout", str(timeout), exe, *args]
     return [*OSHRUN, "-np", str(npes), exe, *args]
 

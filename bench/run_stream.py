@@ -65,7 +65,7 @@ def probe(bins) -> tuple[str, float]:
 
 
 def launcher(n: int) -> list:
-    return [sys.executable, "-m", "interlace", "run", "-n", n, "--timeout", 600]
+    return [sys.executable, "-m", "interlace", "run", "-n", n, "--bind-to", "none", "--timeout", 600]
 
 
 def run_one(name, cmd, env=None):

@@ -36,7 +36,7 @@ def probe(exe: Path | None) -> str:
 
 
 def interlace_cmd(ranks: int, argv: list, fabric: str = "shm") -> list:
-    return [sys.executable, "-m", "interlace", "run", "-n", str(ranks), "--fabric", fabric] + [str(a) for a in argv]
+    return [sys.executable, "-m", "interlace", "run", "-n", str(ranks), "--bind-to", "none", "--fabric", fabric] + [str(a) for a in argv]
 
 
 def ompi_cmd(ranks: int, argv: list) -> list:

@@ -468,9 +468,9 @@ def fabric_registry() -> list[tuple[str, str, str, list[tuple[str, str, str]]]]:
     The fabric registry: (name, scope, summary, [(variable, default, meaning)]) per fabric.
     """
 
-def fabric_check_config() -> None:
+def fabric_check_config() -> str:
     """
-    Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form).
+    Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form) and says which fabric each peer will use.
     """
 
 def config_description() -> dict[str, str]:
@@ -718,3 +718,16 @@ class DistSession:
 
     def serve(self) -> None:
         """Device: runs the host's commands until it finishes."""
+
+def topology_available() -> bool:
+    """
+    Whether this build can discover the host topology (it was built with hwloc).
+    """
+
+def topology_library() -> str:
+    """The topology library in use, e.g. 'hwloc 2.9.0'."""
+
+def topology() -> dict[str, list[list[int]]]:
+    """
+    This host's topology: {'pus', 'cores', 'packages', 'numa'}, each a list of objects given as the OS indices of their PUs. Raises RuntimeError without hwloc.
+    """

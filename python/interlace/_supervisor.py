@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 
-from . import launcher
+from . import _binding, launcher
 from .launcher import Options, RankPlan
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -97,6 +97,7 @@ class Job:
         self.exit_status = 0
         self.stopping = False
         self.watchdog: subprocess.Popen | None = None
+        self._topology: _binding.Topology | None = None  # loaded for --report-bindings
         self.watch_pipe = None  # write end; only the launcher holds it
         self.reaped: set[int] = set()
 
@@ -173,7 +174,9 @@ class Job:
         try:
             # Own session = own process group, so stopping a rank also stops what
             # it started (a shell's children, `ip netns exec`'s program, ssh).
-            p = subprocess.Popen([*HELPER_PY, RANK_EXEC, str(os.getpid()), *argv], env=env,
+            b = plan.binding
+            cpus = _binding.cpulist(b.cpus) if b is not None and b.cpus else "-"
+            p = subprocess.Popen([*HELPER_PY, RANK_EXEC, str(os.getpid()), cpus, *argv], env=env,
                                  stdin=subprocess.DEVNULL,
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                  start_new_session=True)
@@ -182,6 +185,8 @@ class Job:
                  f"{e.strerror or e}")
             return None
         self._tell_watchdog(f"+{p.pid}")
+        if self.opts.report_bindings:
+            self._report_binding(plan, p.pid)
         try:
             out_fwd.start(plan.rank, p.stdout, sys.stdout.buffer)
             out_fwd.start(plan.rank, p.stderr, sys.stderr.buffer)
@@ -190,6 +195,15 @@ class Job:
             self.procs.append(p)  # so that it is stopped with the others
             return None
         return p
+
+    def _report_binding(self, plan: RankPlan, pid: int) -> None:
+        if plan.binding is None:
+            what = "not bound (remote host: its topology is not known here)"
+        else:
+            if self._topology is None:
+                self._topology = _binding.load_topology()[0]
+            what = _binding.describe(self._topology, plan.binding)
+        _say(f"[{plan.host}:{pid}] rank {plan.rank} {what}")
 
     # -- running ----------------------------------------------------------
     def run(self) -> int:

@@ -67,6 +67,9 @@ def cmd_info(argv: list[str]) -> int:
         return 1
     print(f"library: {_core.version()}")
     print(f"fabrics: {', '.join(_core.builtin_fabrics())}")
+    from . import _binding  # the host as `interlace run --bind-to` sees it
+    for line in _binding.topology_lines():
+        print(line)
     try:
         cfg = _core.config_description()
     except (RuntimeError, ValueError) as e:
@@ -74,10 +77,12 @@ def cmd_info(argv: list[str]) -> int:
         return 1
     try:
         _core.coll_check_config()  # INTERLACE_COLL's names: only the collective module knows them
-        _core.fabric_check_config()  # INTERLACE_FABRIC's names: the fabric registry
+        peers = _core.fabric_check_config()  # INTERLACE_FABRIC's names: the fabric registry
     except (RuntimeError, ValueError) as e:
         print(f"configuration: invalid: {e}")
         return 1
+    # Per peer (docs/fabrics.md "Two tiers"); a running rank logs its own choice.
+    print(f"fabric per peer: {peers}")
     for name, scope, summary, options in _core.fabric_registry():
         print(f"  {name} ({scope}): {summary}")
         for var, default, meaning in options:

@@ -18,6 +18,8 @@ import socket
 import sys
 from dataclasses import dataclass, field
 
+from . import _binding
+
 DEFAULT_RSH = "ssh -o BatchMode=yes {host}"
 # Remote shells that join their arguments into one string for the remote shell
 # to parse; the command handed to these must be pre-quoted as a single string.
@@ -93,6 +95,10 @@ class Options:
     topology: str | None = None
     routes: str | None = None
     preset: str | None = None
+    # Rank binding (docs/launcher.md, _binding.py); None: the default.
+    bind_to: str | None = None
+    map_by: str | None = None
+    report_bindings: bool = False
 
     @property
     def size(self) -> int:
@@ -107,6 +113,7 @@ class RankPlan:
     is_local: bool
     argv: list[str]
     env: dict[str, str]  # the variables the launcher sets for this rank
+    binding: _binding.Binding | None = None  # local ranks only
 
 
 def _positive_float(flag):
@@ -119,6 +126,15 @@ def _positive_float(flag):
             raise argparse.ArgumentTypeError(f"{flag} must be positive, got {text!r}")
         return value
     return parse
+
+
+def _choice(parse):
+    def check(text):
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return check
 
 
 class _Parser(argparse.ArgumentParser):
@@ -177,12 +193,20 @@ def _group_parser(full: bool) -> argparse.ArgumentParser:
         p.add_argument("--preset", metavar="NAME",
                        help="with --fabric sim: the modelled hardware (smi, fshmem, accl, "
                             "cloudfpga; INTERLACE_SIM_PRESET)")
+        p.add_argument("--bind-to", type=_choice(_binding.parse_bind_to), metavar="LEVEL",
+                       help="bind each local rank to a hwthread, core (default), socket or "
+                            "numa node, or none; the default binds none on a crowded host")
+        p.add_argument("--map-by", type=_choice(_binding.parse_map_by), metavar="LEVEL",
+                       help="where ranks go: core or slot (default: packed onto consecutive "
+                            "cores), hwthread, socket or numa (round-robin over them)")
+        p.add_argument("--report-bindings", action="store_true",
+                       help="print each rank's binding on stderr as it starts")
     return p
 
 
 _VALUE_OPTS = {"-n", "-np", "--devices", "--fabric", "--hosts", "--rsh", "--timeout", "--grace",
                "--store-addr", "-x", "--cluster", "--build-dir", "-D", "-I", "--cflags",
-               "--topology", "--routes", "--preset"}
+               "--topology", "--routes", "--preset", "--bind-to", "--map-by"}
 
 
 def _split_program(seg: list[str]) -> tuple[list[str], list[str]]:
@@ -264,7 +288,9 @@ def parse_args(argv: list[str]) -> Options:
                    exports=first.exports, verbose=first.verbose, cluster=first.cluster,
                    n_given=first.n_given, build_dir=first.build_dir, defines=first.defines,
                    include_dirs=first.include_dirs, cflags=first.cflags,
-                   topology=first.topology, routes=first.routes, preset=first.preset)
+                   topology=first.topology, routes=first.routes, preset=first.preset,
+                   bind_to=first.bind_to, map_by=first.map_by,
+                   report_bindings=first.report_bindings)
     if opts.cluster is None and (opts.build_dir or opts.defines or opts.include_dirs
                                  or opts.cflags is not None):
         raise UsageError("interlace run: --build-dir, -D, -I and --cflags go with --cluster "
@@ -360,7 +386,7 @@ def known_fabrics() -> list[str]:
         from . import _core
         builtin = list(_core.builtin_fabrics())
     except (ImportError, AttributeError):
-        builtin = ["shm", "sim", "tcp", "udp"]  # source checkout without the extension (the ranks check)
+        builtin = ["shm", "sim", "tcp", "ucx", "udp"]  # source checkout without the extension (the ranks check)
     return ["auto", *builtin]
 
 
@@ -438,7 +464,30 @@ def plan_ranks(opts: Options, job_id: str, secret: str, store_url: str) -> list[
         plans.append(RankPlan(rank, host, local_rank, local, argv, env))
     for p in plans:
         p.env["INTERLACE_LOCAL_SIZE"] = str(local_counter[p.host])
+    bind_local_ranks(opts, [p for p in plans if p.is_local])
     return plans
+
+
+def bind_local_ranks(opts: Options, local: list[RankPlan]) -> None:
+    """Gives every rank on this host its binding and the variables that show it.
+    Remote hosts' topologies are unknown here: their ranks run unbound."""
+    if not local:
+        return
+    topo, why = (None, "") if opts.bind_to == "none" else _binding.load_topology()
+    if topo is None and opts.bind_to not in (None, "none"):
+        raise UsageError(f"interlace run: --bind-to {opts.bind_to} is not possible: {why}")
+    bindings = _binding.plan(topo, why, len(local), opts.bind_to, opts.map_by)
+    try:
+        host_cpus = _binding.cpulist(list(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        host_cpus = f"0-{(os.cpu_count() or 1) - 1}"
+    for p, b in zip(local, bindings):
+        p.binding = b
+        p.env["INTERLACE_BIND_TO"] = b.level
+        p.env["INTERLACE_BIND_CPUS"] = _binding.cpulist(b.cpus) if b.cpus else ""
+        # The job's CPUs on this host, which a bound rank's own mask no longer
+        # shows: the engine's wait policy judges crowding by it.
+        p.env["INTERLACE_HOST_CPUS"] = host_cpus
 
 
 def remote_script(plan: RankPlan, cwd: str) -> str:

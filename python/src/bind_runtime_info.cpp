@@ -13,6 +13,8 @@
 #include "interlace/core/config.hpp"
 #include "interlace/fabric/fabric.hpp"
 #include "interlace/fabric/registry.hpp"
+#include "interlace/fabric/tiers.hpp"
+#include "interlace/core/error.hpp"
 
 namespace nb = nanobind;
 
@@ -47,13 +49,19 @@ void bind_runtime_info(nb::module_& m) {
   m.def(
       "fabric_check_config",
       [] {
-        const std::string name = Config::from_env().fabric;
-        if (name != "auto" && !fabric::registry().find(name))
-          throw nb::value_error(("INTERLACE_FABRIC='" + name + "' is not auto or a registered fabric (" +
-                                 fabric::registry().names() + ")")
-                                    .c_str());
+        // Returns which fabric serves which peers, for `interlace info`.
+        const std::string value = Config::from_env().fabric;
+        try {
+          const fabric::FabricSetting s = fabric::parse_fabric_setting(value, fabric::registry());
+          if (!s.tiers()) return s.single + " to every peer";
+          return s.host->name + " to ranks on this host, " + s.net->name +
+                 " to ranks on other hosts (two tiers; one host: " + s.host->name + " only)";
+        } catch (const Error& e) {
+          throw nb::value_error(e.what());
+        }
       },
-      "Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form).");
+      "Checks INTERLACE_FABRIC against the fabric registry (Config checks only its form) and "
+      "says which fabric each peer will use.");
   // Re-reads the environment on each call so a changed os.environ shows up.
   m.def(
       "config_description",

@@ -1,6 +1,7 @@
-// Rank discovery. Launchers announce ranks through environment variables; we
-// try them in a fixed order (see environment.hpp) so that a job started by our
-// own launcher inside a Slurm allocation still uses our variables.
+// Rank discovery. A PMIx or PMI-2 launcher is asked through its client library
+// (launcher_client.cpp); other launchers announce ranks through environment
+// variables, which we try in a fixed order (see environment.hpp) so that a job
+// started by our own launcher inside a Slurm allocation still uses our variables.
 #include "interlace/bootstrap/environment.hpp"
 
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "bootstrap/launcher_client.hpp"
 #include "interlace/core/error.hpp"
 
 namespace interlace::bootstrap {
@@ -82,7 +84,19 @@ Environment Environment::detect() {
   const char* local_var = nullptr;
   const char* local_size_var = nullptr;
 
-  if (env("INTERLACE_RANK") || env("INTERLACE_SIZE")) {
+  const bool interlace_vars = env("INTERLACE_RANK") || env("INTERLACE_SIZE");
+  if (const detail::LauncherClient* c = detail::start_launcher_client(interlace_vars)) {
+    const detail::LauncherInfo& i = c->info();
+    e.source = c->name();
+    e.rank = i.rank;
+    e.size = i.size;
+    // PMI-2 without a process mapping does not say; Slurm's variable does.
+    const char* l = env("SLURM_LOCALID");
+    e.local_rank = i.local_rank >= 0 ? i.local_rank : l ? parse_int("SLURM_LOCALID", l) : e.rank;
+    e.local_size = i.local_size;
+    e.node_id = i.node_id;
+    e.job_id = e.source + "-" + sanitize(i.job_id);
+  } else if (interlace_vars) {
     e.source = "interlace";
     rank_var = "INTERLACE_RANK";
     size_var = "INTERLACE_SIZE";
@@ -113,6 +127,7 @@ Environment Environment::detect() {
     size_var = env("SLURM_STEP_NUM_TASKS") ? "SLURM_STEP_NUM_TASKS" : "SLURM_NTASKS";
     local_var = "SLURM_LOCALID";
     e.job_id = sanitize(slurm_job_id());
+    if (const char* n = env("SLURM_NODEID")) e.node_id = parse_int("SLURM_NODEID", n);
   } else {
     e.source = "singleton";
     e.job_id = "single-" + std::to_string(getpid());
@@ -158,8 +173,11 @@ Environment Environment::detect() {
   if (const char* sec = env("INTERLACE_SECRET")) e.secret = sec;
   else if (e.source != "singleton") e.secret = "job:" + e.job_id;  // guards against mixing jobs, not attackers
 
+  const detail::LauncherClient* launcher = detail::launcher_client();
   if (const char* h = env("INTERLACE_HOST")) {
     e.host = h;
+  } else if (launcher && !launcher->info().host.empty() && e.source == launcher->name()) {
+    e.host = launcher->info().host;
   } else {
     char buf[256] = {};
     if (gethostname(buf, sizeof buf - 1) != 0) throw_system_error("gethostname");
@@ -168,6 +186,8 @@ Environment Environment::detect() {
 
   if (const char* st = env("INTERLACE_STORE")) {
     e.store_url = st;
+  } else if (launcher && e.source == launcher->name()) {
+    e.store_url = e.source + "://";  // rank 0's TCP store, found through the launcher
   } else if (e.source == "singleton") {
     e.store_url = "mem://";  // nobody to meet; avoid leaving files behind
   } else {

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "bootstrap/launcher_store.hpp"
 #include "interlace/core/error.hpp"
 
 namespace interlace::bootstrap {
@@ -29,7 +30,7 @@ std::unique_ptr<Store> open_store(const std::string& url, const std::string& sec
                                   double timeout_s) {
   auto bad = [&](const std::string& why) -> std::unique_ptr<Store> {
     throw_error(Errc::invalid_argument, "store URL '" + url + "' is invalid: " + why +
-                                            " (expected file:///dir, tcp://host:port or mem://)");
+                                            " (expected file:///dir, tcp://host:port, mem://, pmix:// or pmi2://)");
   };
   if (url.rfind("file://", 0) == 0) {
     std::string path = url.substr(7);
@@ -61,6 +62,7 @@ std::unique_ptr<Store> open_store(const std::string& url, const std::string& sec
     return make_tcp_store_client(host, static_cast<int>(port), secret, timeout_s);
   }
   if (url == "mem://" || url == "mem:") return make_memory_store();
+  if (url == "pmix://" || url == "pmi2://") return detail::open_launcher_store(url, secret, timeout_s);
   if (url.empty()) return bad("it is empty");
   return bad("unknown scheme");
 }

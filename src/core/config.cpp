@@ -2,6 +2,7 @@
 // that names the variable and repeats the value, so a typo in a job script is
 // obvious from the message alone.
 #include "interlace/core/config.hpp"
+#include "interlace/core/host_cpus.hpp"
 
 #include <sched.h>
 
@@ -199,8 +200,13 @@ Config Config::from_env() {
     std::string s = v;
     // The names live in the fabric registry, above core: here only their form is
     // checked; the engine (and `interlace info`) check the name itself.
-    const bool word = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_") == std::string::npos;
-    if (!word) bad("INTERLACE_FABRIC", s, "auto or a fabric name (lower-case letters, digits, _)");
+    // HOST+NET names two tiers (docs/fabrics.md): one '+' between two names.
+    const size_t plus = s.find('+');
+    const bool word = !s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789_+") == std::string::npos &&
+                      (plus == std::string::npos ||
+                       (plus > 0 && plus + 1 < s.size() && s.find('+', plus + 1) == std::string::npos));
+    if (!word)
+      bad("INTERLACE_FABRIC", s, "auto, a fabric name (lower-case letters, digits, _) or HOST+NET such as shm+tcp");
     c.fabric = s;
   }
   if (const char* v = env_value("INTERLACE_EAGER_LIMIT"))
@@ -301,14 +307,50 @@ const std::map<std::string, std::string>& Config::launcher_variables() {
        "not a secret), empty for a singleton"},
       {"INTERLACE_STORE", "rendezvous store URL"},
       {"INTERLACE_HOST", "name of this rank's host group"},
+      {"INTERLACE_BOOTSTRAP",
+       "auto (default), pmix, pmi2 or env: which launcher interface gives rank, size and "
+       "locality (docs/bootstrap.md)"},
       {"INTERLACE_TASK_HOST",
        "world rank of the distributed-task host; the other ranks are devices (default 0)"},
       {"INTERLACE_PARENT",
        "set by MPI_Comm_spawn for its children: <connection id>,<number of parents>"},
       {"INTERLACE_MPI_WIN_DIRECT",
        "0: MPI_Win_allocate windows use active messages even on one host (default 1)"},
+      {"INTERLACE_BIND_TO", "what interlace run bound this rank to: none, hwthread, core, socket or numa"},
+      {"INTERLACE_BIND_CPUS", "the CPUs interlace run bound this rank to (e.g. 0-1,4); empty: not bound"},
+      {"INTERLACE_HOST_CPUS",
+       "the CPUs (e.g. 0-3) the job's ranks share on this host; the wait policy judges "
+       "crowding by their number (default: this rank's affinity mask)"},
   };
   return vars;
+}
+
+std::vector<int> host_cpus_from_env() {
+  const char* v = std::getenv("INTERLACE_HOST_CPUS");
+  std::vector<int> cpus;
+  if (!v || !*v) return cpus;
+  auto bad = [v] {
+    throw_error(Errc::invalid_argument, std::string("INTERLACE_HOST_CPUS=") + v +
+                                            ": want a list of CPUs like 0-3,8");
+  };
+  auto number = [&](const char*& p) {
+    if (*p < '0' || *p > '9') bad();
+    long n = 0;
+    while (*p >= '0' && *p <= '9' && n < CPU_SETSIZE) n = n * 10 + (*p++ - '0');
+    if (n >= CPU_SETSIZE) bad();  // sched_setaffinity could not take it
+    return static_cast<int>(n);
+  };
+  for (const char* p = v;;) {
+    const int lo = number(p);
+    const int hi = *p == '-' ? number(++p) : lo;
+    if (hi < lo) bad();
+    for (int c = lo; c <= hi; ++c) cpus.push_back(c);
+    if (*p == '\0') break;
+    if (*p++ != ',') bad();
+  }
+  std::sort(cpus.begin(), cpus.end());
+  cpus.erase(std::unique(cpus.begin(), cpus.end()), cpus.end());
+  return cpus;
 }
 
 }  // namespace interlace

@@ -110,8 +110,11 @@ void P2pEngine::start_send(RequestImpl* r, bool sync) {
   // Without credit the message waits at the sender (rendezvous) instead of in the
   // receiver's unexpected queue or our backlog: memory stays bounded.
   if (!sync && eager_ok(r->peer, r->bytes)) {
-    complete(r, send_eager(r->comm_id, r->peer, r->tag, r->sbuf, r->bytes));
-    return;
+    const Errc rc = send_eager_now(r->comm_id, r->peer, r->tag, r->sbuf, r->bytes);
+    if (rc != Errc::would_block) {
+      complete(r, rc);
+      return;
+    }
   }
   FrameHeader h;
   h.comm = r->comm_id;
@@ -126,6 +129,25 @@ void P2pEngine::start_send(RequestImpl* r, bool sync) {
     complete(r, rc);
     release(r);
   }
+}
+
+// A large message that the fabric cannot take at once would be copied whole into the
+// context's backlog, and a window of them (OSU's osu_bw: 64 isends of 64 KiB into a
+// 256 KiB shm ring that holds three) spent more time allocating and copying there than
+// moving data: 0.5-2 GB/s against 6-10 for the MPIs. Such a message goes by rendezvous
+// instead, streamed from the caller's buffer as the receiver frees the fabric. Only
+// non-blocking sends do this: a blocking send keeps eager buffering, which programs
+// that send to each other before receiving count on.
+Errc P2pEngine::send_eager_now(uint64_t comm, int peer_world, int tag, const void* buf, size_t bytes) {
+  if (bytes <= kBacklogEagerMax || peer_world == ctx_.rank())
+    return send_eager(comm, peer_world, tag, buf, bytes);
+  FrameHeader h;
+  h.kind = fabric::kKindP2pEager;
+  h.comm = comm;
+  h.tag = tag;
+  const Errc rc = ctx_.try_send_frame(peer_world, h, buf, bytes);
+  if (rc == Errc::ok) credit_[peer_world] -= static_cast<int64_t>(charge(bytes));
+  return rc;
 }
 
 void P2pEngine::deliver_eager(RequestImpl* r, int src, int tag, const std::byte* p, size_t len) {
@@ -389,11 +411,13 @@ bool P2pEngine::push_chunks(void* self) {
   if (!e->dead_comms_.empty()) e->purge_dead_comms();
   if (e->streaming_.empty()) return false;
   bool moved = false;
-  // At most a quarter of what one frame may hold, so several chunks are in flight
-  // and the receiver copies one while the sender writes the next.
-  const size_t chunk_max = std::min(kChunkBytes, std::max<size_t>(e->ctx_.fabric().max_payload() / 4, 4096));
   for (size_t i = 0; i < e->streaming_.size();) {
     RequestImpl* r = e->streaming_[i];
+    // At most a quarter of what one frame to the peer may hold, so several chunks are
+    // in flight and the receiver copies one while the sender writes the next (per
+    // peer: with two tiers tcp frames to other hosts may be far larger than shm's).
+    const size_t chunk_max =
+        std::min(kChunkBytes, std::max<size_t>(e->ctx_.fabric().max_payload_to(r->peer) / 4, 4096));
     Errc rc = Errc::ok;
     while (r->sent < r->bytes) {
       FrameHeader h;

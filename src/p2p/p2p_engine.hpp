@@ -115,6 +115,11 @@ class P2pEngine {
     h.tag = tag;
     return ctx_.send_frame(peer_world, h, buf, bytes);
   }
+  // Non-blocking sends: send_eager when the message is small or the fabric takes it at
+  // once; else would_block with nothing sent or charged (the caller goes by rendezvous).
+  // Larger messages than this never wait in the context's backlog as whole copies.
+  static constexpr size_t kBacklogEagerMax = 16 * 1024;
+  Errc send_eager_now(uint64_t comm, int peer_world, int tag, const void* buf, size_t bytes);
   // For tests and diagnostics: charged bytes of eager messages waiting in the
   // unexpected queues of this rank, and the credit left towards a peer.
   size_t unexpected_bytes() const { return unexpected_bytes_; }

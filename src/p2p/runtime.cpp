@@ -23,7 +23,12 @@ Runtime Runtime::init() { return Runtime(engine::Context::options_from_environme
 Runtime::Runtime(const engine::ContextOptions& opts) {
   auto st = std::make_shared<RuntimeState>();
   st->ctx = std::make_unique<engine::Context>(opts);
-  st->ctx->model_state(engine::Context::Model::p2p) = std::make_shared<p2p::P2pEngine>(*st->ctx);
+  {
+    // With INTERLACE_PROGRESS=thread the progress thread already runs, and the engine's
+    // handlers find their state through this slot.
+    std::lock_guard<engine::OptionalLock> g(st->ctx->lock());
+    st->ctx->model_state(engine::Context::Model::p2p) = std::make_shared<p2p::P2pEngine>(*st->ctx);
+  }
   state_ = std::move(st);
 }
 

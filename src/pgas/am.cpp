@@ -69,6 +69,7 @@ void send_am(PgasState& s, int pe, uint8_t kind, unsigned handler, Category cat,
     h.src = h.dst = static_cast<uint32_t>(s.rank);
     h.len = t_frame.size();
     s.loopback.push_back({h, t_frame});
+    s.ctx->wake_progress();  // only a progress round serves the loopback queue
     return;
   }
   engine::Context& ctx = *s.ctx;

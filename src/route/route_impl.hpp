@@ -1,6 +1,7 @@
 // The route layer's state (route_layer.cpp: data path; route_control.cpp: credits,
 // lost ranks, the watchdog; route_leave.cpp: the collective teardown).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -71,6 +72,10 @@ class RouteLayer final : public fabric::Fabric {
   void wait(double timeout_s) override;
   void wake() override { inner_->wake(); }
   void check_peers(fabric::FrameSink& sink) override;
+  bool sleeps_concurrently() const noexcept override { return inner_->sleeps_concurrently(); }
+  bool arm_sleep() override;
+  void sleep_armed(double timeout_s) override;
+  void disarm_sleep() override;
   void watch_peer(int peer) override;
 
   // InnerSink's entries.
@@ -120,6 +125,11 @@ class RouteLayer final : public fabric::Fabric {
   std::set<std::tuple<int, int, int>> deadlocks_seen_;
   size_t rr_ = 0;  // neighbour the next pump starts at
   size_t waiting_ = 0;  // frames held in channels
+  // arm_sleep() .. disarm_sleep(): a send() meanwhile may park a frame in a channel that
+  // only progress() forwards, so it wakes the sleeper (once per sleep).
+  std::atomic<bool> armed_{false};
+  double armed_cap_s_ = -1;
+  double wait_cap_s(bool* poll) const;  // -1: none; *poll: a full inner link drains unseen
   // Teardown (route_leave.cpp): fins received per source, completes per rank.
   bool leaving_ = false;
   std::vector<uint8_t> fin_, complete_;

@@ -99,6 +99,8 @@ bool RouteLayer::route_uses(int src, int dst, const std::vector<fabric::RouteCha
 
 Errc RouteLayer::send(int peer, const FrameHeader& h, const void* payload, size_t len) {
   if (peer < 0 || peer >= n_) return Errc::invalid_rank;
+  if (armed_.load(std::memory_order_relaxed) && armed_.exchange(false, std::memory_order_acq_rel))
+    wake();
   if (peer == self_) return inner_->send(peer, h, payload, len);
   if (lost_[static_cast<size_t>(peer)]) return Errc::lost_peer;
   const int nbi = nb_of(t_.next(self_, peer));
@@ -248,7 +250,7 @@ int RouteLayer::progress(fabric::FrameSink& sink) {
   return got + moved;
 }
 
-void RouteLayer::wait(double timeout_s) {
+double RouteLayer::wait_cap_s(bool* poll) const {
   bool inner_full = false, stuck = false;
   for (const Neighbour& nb : nbs_) {
     if (nb.lost) continue;
@@ -256,13 +258,38 @@ void RouteLayer::wait(double timeout_s) {
     for (const Channel& ch : nb.out)
       if (!ch.empty()) (ch.credits > 0 ? inner_full : stuck) = true;
   }
+  *poll = inner_full;
+  return stuck && watchdog_ns_ > 0 ? std::max(1e-3, watchdog_ns_ * 1e-9 / 4) : -1;
+}
+
+void RouteLayer::wait(double timeout_s) {
+  bool poll = false;
+  const double cap = wait_cap_s(&poll);
   // A full inner link drains without waking us: poll. A credit arrives as a frame.
-  if (inner_full) {
+  if (poll) {
     sched_yield();
     return;
   }
-  if (stuck && watchdog_ns_ > 0) timeout_s = std::min(timeout_s, std::max(1e-3, watchdog_ns_ * 1e-9 / 4));
+  if (cap >= 0) timeout_s = std::min(timeout_s, cap);
   inner_->wait(timeout_s);
+}
+
+bool RouteLayer::arm_sleep() {
+  bool poll = false;
+  armed_cap_s_ = wait_cap_s(&poll);
+  if (poll || !inner_->arm_sleep()) return false;
+  armed_.store(true, std::memory_order_seq_cst);
+  return true;
+}
+
+void RouteLayer::sleep_armed(double timeout_s) {
+  if (armed_cap_s_ >= 0 && (timeout_s < 0 || armed_cap_s_ < timeout_s)) timeout_s = armed_cap_s_;
+  inner_->sleep_armed(timeout_s);
+}
+
+void RouteLayer::disarm_sleep() {
+  armed_.store(false, std::memory_order_relaxed);
+  inner_->disarm_sleep();
 }
 
 void RouteLayer::check_peers(fabric::FrameSink& sink) {

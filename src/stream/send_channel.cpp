@@ -122,6 +122,7 @@ void wait_for(SendState& s, F done, const char* what) {
     ctx.watch_peer(s.peer);
   }
   ctx.wait_until([&] { return done() || s.err != Errc::ok || ctx.peer_lost(s.peer); });
+  Guard g(ctx.lock());
   if (s.err != Errc::ok) throw_state_error(s);
   if (!done())
     throw_error(Errc::lost_peer, where(s) + ": rank " + std::to_string(s.peer_rank) +
@@ -133,7 +134,12 @@ void wait_for(SendState& s, F done, const char* what) {
 // frame in the engine's backlog; we wait for it to drain before adding another.
 void send_data(SendState& s, const void* p, size_t n) {
   engine::Context& ctx = s.eng->ctx();
-  if (ctx.backlogged(s.peer)) wait_for(s, [&] { return !ctx.backlogged(s.peer); }, "the fabric is full");
+  bool backlogged;
+  {
+    Guard g(ctx.lock());
+    backlogged = ctx.backlogged(s.peer);
+  }
+  if (backlogged) wait_for(s, [&] { return !ctx.backlogged(s.peer); }, "the fabric is full");
   Guard g(ctx.lock());
   fabric::FrameHeader h;
   h.kind = detail::kKindStreamData;
@@ -169,14 +175,22 @@ size_t window_elems(const SendState& s) {
 void SendChannel::make_room() {
   if (!st_) throw_error(Errc::invalid_argument, "push on a SendChannel that is not open");
   SendState& s = *st_;
-  if (s.err != Errc::ok) throw_state_error(s);
-  if (s.sent == s.count)
-    throw_error(Errc::invalid_count, where(s) + ": push past the count " + std::to_string(s.count) +
-                                         " of the channel (it is closed)");
-  if (!s.eager && s.credits == 0) {
+  // Credits and errors arrive from the progress thread (INTERLACE_PROGRESS=thread):
+  // read them under the lock, but never hold it across the wait.
+  bool starved;
+  {
+    Guard g(s.eng->ctx().lock());
+    if (s.err != Errc::ok) throw_state_error(s);
+    if (s.sent == s.count)
+      throw_error(Errc::invalid_count, where(s) + ": push past the count " + std::to_string(s.count) +
+                                           " of the channel (it is closed)");
+    starved = !s.eager && s.credits == 0;
+  }
+  if (starved) {
     s.eng->flush_all();  // our partial packets and credits may be what the peer waits for
     wait_for(s, [&] { return s.credits > 0; }, "waiting for credits");
   }
+  Guard g(s.eng->ctx().lock());
   cur_ = s.buf.get();
   end_ = cur_ + window_elems(s) * esz_;
 }
@@ -187,6 +201,7 @@ void SendChannel::packet_done() {
   const size_t n = static_cast<size_t>(cur_ - base) / esz_;
   cur_ = end_ = base;  // if send_data throws, the channel stays consistent
   send_data(s, base, n);
+  Guard g(s.eng->ctx().lock());
   end_ = base + window_elems(s) * esz_;
 }
 
@@ -213,9 +228,13 @@ void SendChannel::push_n(const void* elems, size_t n) {
     if (cur_ == s.buf.get() && n >= room) {
       // At least a whole packet: send from the caller's memory, skipping the staging copy.
       m = std::min(n, bulk);
-      if (!s.eager) m = std::min<size_t>(m, s.credits);
+      if (!s.eager) {
+        Guard g(s.eng->ctx().lock());
+        m = std::min<size_t>(m, s.credits);
+      }
       cur_ = end_ = s.buf.get();
       send_data(s, p, m);
+      Guard g(s.eng->ctx().lock());
       end_ = cur_ + window_elems(s) * esz_;
     } else {
       m = std::min(n, room);

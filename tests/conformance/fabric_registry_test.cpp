@@ -27,7 +27,12 @@ TEST(FabricRegistry, BuiltinBackendsRegisterThemselvesWithScopeAndOptions) {
   bool ring = false;
   for (const FabricOption& o : shm->options) ring = ring || o.variable == "INTERLACE_SHM_RING_BYTES";
   EXPECT_TRUE(ring);
-  EXPECT_EQ(registry().names(), "shm, sim, tcp, udp");
+  const FabricInfo* ucx = registry().find("ucx");  // built only where libucx is found
+  EXPECT_EQ(registry().names(), ucx ? "shm, sim, tcp, ucx, udp" : "shm, sim, tcp, udp");
+  if (ucx) {
+    EXPECT_EQ(ucx->scope, FabricScope::network);
+    EXPECT_LT(ucx->priority, tcp->priority) << "auto must not choose ucx (docs/ucx.md)";
+  }
   const FabricInfo* sim = registry().find("sim");
   ASSERT_NE(sim, nullptr);
   EXPECT_LT(sim->priority, shm->priority) << "auto must never choose the simulator";
@@ -45,7 +50,7 @@ TEST(FabricRegistry, UnknownNameIsAnErrorListingTheKnownOnes) {
     EXPECT_EQ(e.code(), Errc::invalid_argument);
     const std::string m = e.what();
     EXPECT_NE(m.find("infiniband"), std::string::npos) << m;
-    EXPECT_NE(m.find("shm, sim, tcp, udp"), std::string::npos) << m;
+    EXPECT_NE(m.find("shm, sim, tcp, "), std::string::npos) << m;  // then ucx where built, udp
   }
 }
 

@@ -157,7 +157,7 @@ TEST_P(FabricTraffic, FullRingWithSlowReceiverLosesNothing) {
   if (GetParam() == "shm") EXPECT_GT(blocked.load(), 0u) << "the ring never filled up";
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, FabricTraffic, testing::Values("shm", "tcp", "udp", "sim"), fabric_param_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FabricTraffic, testing::Values("shm", "tcp", "udp", "sim", "shm+tcp", "ucx"), fabric_param_name);
 
 }  // namespace
 }  // namespace conformance

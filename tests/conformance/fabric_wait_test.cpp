@@ -111,7 +111,7 @@ TEST_P(FabricWait, RemoteReadReturnsTheRemoteBytes) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, FabricWait, testing::Values("shm", "tcp", "udp", "sim"), fabric_param_name);
+INSTANTIATE_TEST_SUITE_P(Backends, FabricWait, testing::Values("shm", "tcp", "udp", "sim", "shm+tcp", "ucx"), fabric_param_name);
 
 }  // namespace
 }  // namespace conformance

@@ -89,6 +89,10 @@ bool pump_until(Fabric& f, Recorder& rec, const std::function<bool()>& pred, dou
 // seq 0..count-1 in order and intact payloads (lost/duplicated/reordered = 0).
 void expect_stream(const Recorder& rec, int self, const std::vector<int>& srcs, uint32_t count);
 
+// The fabric "shm+tcp" of the suite: the two-tier fabric (shm+tcp) over two fake hosts,
+// the first half of the ranks and the second (tier_fabric_test.cpp).
+std::unique_ptr<Fabric> make_split_tiers(const interlace::fabric::FabricInit& init);
+
 // Name for parameterised instantiation.
 std::string fabric_param_name(const testing::TestParamInfo<std::string>& info);
 

@@ -1,6 +1,8 @@
 """Jobs started by other launchers (Open MPI's mpirun, MPICH's Hydra) meet in
 a store directory under $TMPDIR/interlace-<uid>/; it is gone when the job
-ends. Needs the C++ build (build/tests/multiproc/p2p_check)."""
+ends (with the PMIx client built in, mpirun's jobs meet in rank 0's TCP store
+instead and leave nothing either: docs/bootstrap.md). Needs the C++ build
+(build/tests/multiproc/p2p_check)."""
 from __future__ import annotations
 
 import os

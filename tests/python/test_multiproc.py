@@ -149,7 +149,7 @@ def test_p2p_battery_across_namespaces(bridged_netns):
                       "--store-addr", "10.252.0.1", "-n", 4, "--timeout", 90,
                       program("p2p_check"), timeout=110)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "p2p_check OK on 4 ranks (tcp)" in r.stdout
+    assert "p2p_check OK on 4 ranks (shm+tcp)" in r.stdout  # two tiers: docs/fabrics.md
 
 
 # -- started by other launchers ----------------------------------------------

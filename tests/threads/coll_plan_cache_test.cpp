@@ -50,9 +50,46 @@ TEST(CollPlanCache, RepeatedCallsReuseTheirPlanAndStayCorrect) {
         coll::barrier(w);
       }
       // One plan per distinct call shape (reduce and bcast: one per root), not per call.
-      EXPECT_EQ(plan_count(w), static_cast<size_t>(4 + 2 * n));
+      // One rank completes barrier, reduce, allreduce and alltoall without a plan.
+      EXPECT_EQ(plan_count(w), n == 1 ? size_t{2} : static_cast<size_t>(4 + 2 * n));
     });
   }
+}
+
+// One rank: barrier, reduce, allreduce and alltoall complete in the call as copies,
+// with no plan, Run or lock; the results, IN_PLACE and the op check stay as on more ranks.
+TEST(CollPlanCache, OneRankCompletesWithoutAPlan) {
+  run_ranks_as_threads(1, [](Runtime& rt) {
+    Communicator w = rt.world();
+    for (int it = 0; it < 3; ++it) {
+      coll::barrier(w);
+      float in[2] = {1.5f + it, -2.0f}, out[2] = {0, 0};
+      coll::reduce(w, in, out, 2, Datatype::float32, ReduceOp::sum, 0);
+      EXPECT_EQ(out[1], -2.0f);
+      EXPECT_EQ(out[0], 1.5f + it);
+      double a[3] = {1, 2, 3}, b[3] = {0, 0, 0};
+      coll::allreduce(w, a, b, 3, Datatype::float64, ReduceOp::max);
+      EXPECT_EQ(b[2], 3.0);
+      coll::allreduce(w, coll::IN_PLACE, b, 3, Datatype::float64, ReduceOp::min);
+      EXPECT_EQ(b[0], 1.0);
+      coll::reduce(w, coll::IN_PLACE, b, 3, Datatype::float64, ReduceOp::sum, 0);
+      EXPECT_EQ(b[1], 2.0);
+      int s[2] = {7, 8}, r[2] = {0, 0};
+      coll::alltoall(w, s, r, 2, Datatype::int32);
+      EXPECT_EQ(r[0], 7);
+      EXPECT_EQ(r[1], 8);
+      coll::Request q = coll::ibarrier(w);
+      EXPECT_TRUE(q.test());
+    }
+    EXPECT_EQ(plan_count(w), 0u);
+    float f = 1, g = 0;
+    EXPECT_THROW(coll::allreduce(w, &f, &g, 1, Datatype::float32, ReduceOp::band), Error);
+    EXPECT_THROW(coll::reduce(w, &f, &g, 1, Datatype::float32, ReduceOp::sum, 1), Error);
+    // A requested algorithm still runs its schedule.
+    coll::allreduce(w, &f, &g, 1, Datatype::float32, ReduceOp::sum, algorithm("ring"));
+    EXPECT_EQ(g, 1.0f);
+    EXPECT_EQ(plan_count(w), 1u);
+  });
 }
 
 TEST(CollPlanCache, SameCallInFlightTwiceRunsUncachedBeside) {

@@ -124,6 +124,16 @@ TEST_P(P2pMemory, NonblockingSendsPastTheCreditGoByRendezvous) {
   EXPECT_LE(o.max_backlog, kCredit + (64u << 10));
 }
 
+TEST_P(P2pMemory, AWindowOfLargeIsendsIsNotCopiedIntoTheBacklog) {
+  // OSU's osu_bw window: 64 isends of 64 KiB. What the fabric cannot take at once goes
+  // by rendezvous from the caller's buffer; before, ~4 MiB of copies sat in the backlog
+  // (on shm three such frames fill the ring). Only small request-to-send frames may wait.
+  Observed o = flood(GetParam(), Flood{64 * 1024, 64, true, 0.5});
+  EXPECT_EQ(o.bad_message, -1);
+  EXPECT_LT(o.max_backlog, 16u << 10);
+  EXPECT_EQ(o.left_unexpected, 0u);
+}
+
 TEST_P(P2pMemory, AMillionSmallSendsStayBounded) {
   // The per-message charge bounds tiny messages too (before: ~120 B held per message).
   Observed o = flood(GetParam(), Flood{8, 1000000, false, 1.0});

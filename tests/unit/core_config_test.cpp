@@ -80,6 +80,9 @@ TEST_F(CoreConfig, DefaultsWhenUnset) {
   // Empty counts as unset.
   setenv("INTERLACE_FABRIC", "", 1);
   EXPECT_EQ(Config::from_env().fabric, "auto");
+  // Two tiers named (docs/fabrics.md): the form passes here, the names in the registry.
+  setenv("INTERLACE_FABRIC", "shm+tcp", 1);
+  EXPECT_EQ(Config::from_env().fabric, "shm+tcp");
 }
 
 TEST_F(CoreConfig, ReadsEveryVariable) {
@@ -151,6 +154,7 @@ TEST_F(CoreConfig, RouteVariables) {
 
 TEST_F(CoreConfig, BadValuesNameVariableAndValue) {
   expect_bad("INTERLACE_FABRIC", "Infini Band!");  // names themselves: fabric registry
+  for (const char* bad : {"shm+", "+tcp", "shm+tcp+udp", "shm++tcp"}) expect_bad("INTERLACE_FABRIC", bad);
   expect_bad("INTERLACE_EAGER_LIMIT", "lots");
   expect_bad("INTERLACE_SHM_RING_BYTES", "100");  // below the 4k minimum
   expect_bad("INTERLACE_SHM_SINGLE_COPY", "maybe");

@@ -32,7 +32,9 @@ std::unique_ptr<Store> make_tcp_store_client(const std::string& host, int port,
 std::unique_ptr<Store> make_memory_store();
 std::shared_ptr<Store> shared_memory_store();  // new one, shareable across threads
 
-// Opens the store named by a URL: file:///dir, tcp://host:port, mem:// (not shared).
+// Opens the store named by a URL: file:///dir, tcp://host:port, mem:// (not shared),
+// pmix:// or pmi2:// (rank 0 serves a TCP store whose address the launcher's key
+// exchange hands out; collective, docs/bootstrap.md).
 std::unique_ptr<Store> open_store(const std::string& url, const std::string& secret,
                                   double timeout_s);
 

@@ -17,6 +17,7 @@
 #include <string>
 #include <thread>
 #include <atomic>
+#include <condition_variable>
 #include <vector>
 
 #include "interlace/bootstrap/environment.hpp"
@@ -46,7 +47,11 @@ class OptionalLock {
  public:
   void lock() { if (enabled_) m_.lock(); }
   void unlock() { if (enabled_) m_.unlock(); }
-  void enable() { enabled_ = true; }
+  // Idempotent without a store: the MPI layer enables it again for MPI_THREAD_MULTIPLE
+  // while a progress thread may already read it.
+  void enable() {
+    if (!enabled_) enabled_ = true;
+  }
   bool enabled() const { return enabled_; }
  private:
   std::recursive_mutex m_;
@@ -115,6 +120,8 @@ class Context final : private fabric::FrameSink {
   // not; null entries count as done. The same spin/yield/block policy as wait_until.
   Errc wait_for(std::span<Completion* const> set, bool any, Deadline deadline = {});
 
+  // False until every frame the peer sent that a started model can take was delivered,
+  // even after the fabric reported the loss (a model's late start leaves some queued).
   bool peer_lost(int peer) const noexcept;
   // A model waits for `peer` (e.g. a posted receive): let the fabric watch it for
   // death even if no frame was ever exchanged with it. Cheap after the first call.
@@ -126,7 +133,16 @@ class Context final : private fabric::FrameSink {
   }
   // Models with work that progresses only from their hooks (chunks waiting for room
   // in a fabric) hold a count here, so waits poll instead of blocking for frames.
-  void add_busy(int delta) noexcept { busy_ += delta; }
+  void add_busy(int delta) noexcept {
+    busy_ += delta;
+    if (delta > 0) wake_progress();
+  }
+  // Work that only a progress round moves was posted without a frame arriving (a
+  // frame went to the backlog, a loopback queue grew): wakes the progress thread if it
+  // sleeps in the fabric (docs/progress.md). Call under lock(); cheap when awake.
+  void wake_progress() noexcept {
+    if (progress_asleep_.load(std::memory_order_relaxed)) fabric_->wake();
+  }
   bool finalized() const noexcept { return finalized_; }
   // Starts the progress thread now (INTERLACE_PROGRESS=auto and a model that needs
   // it, like PGAS over tcp). Call before other threads use this Context. Idempotent.
@@ -198,6 +214,16 @@ class Context final : private fabric::FrameSink {
   OptionalLock lock_;
   std::thread progress_thread_;
   std::atomic<bool> stop_thread_{false};
+  // Set under lock_ while the progress thread sleeps in the fabric (arm_sleep ..
+  // disarm_sleep); read under lock_ by threads that post work.
+  std::atomic<bool> progress_asleep_{false};
+  // Application threads waiting in thread mode block here until a progress round moved
+  // something (progress_gen_ changes); the progress thread notifies only when some wait.
+  std::mutex waiters_m_;
+  std::condition_variable waiters_cv_;
+  std::atomic<uint64_t> progress_gen_{0};
+  std::atomic<int> waiters_{0};
+  void publish_progress();
   std::shared_ptr<void> models_[8];  // last member: destroyed first, after finalize()
 };
 

@@ -10,7 +10,8 @@
 //    It may return early (spurious); callers re-check.
 //  - check_peers() reports peers found dead (process gone, connection closed) through
 //    sink.on_peer_lost after delivering every frame they sent before dying.
-//  - A fabric is used by one thread at a time (the engine serialises), except wake().
+//  - A fabric is used by one thread at a time (the engine serialises), except wake()
+//    and, on fabrics whose sleeps_concurrently() is true, sleep_armed() (below).
 // Backends: shm (one host), tcp (any hosts) and udp (any hosts, reliable datagrams,
 // docs/udp.md). tests/conformance runs one suite on all of them.
 #pragma once
@@ -62,6 +63,10 @@ class Fabric {
 
   // Largest payload one frame may carry on this fabric (shm: bounded by the ring).
   virtual size_t max_payload() const noexcept = 0;
+  // Largest payload one frame to `peer` may carry, at least max_payload(): more where
+  // the peer is reached over another fabric (two tiers: tcp's 64 MiB to remote ranks
+  // while shm's ring bounds max_payload()).
+  virtual size_t max_payload_to(int /*peer*/) const noexcept { return max_payload(); }
 
   virtual Errc send(int peer, const FrameHeader& h, const void* payload, size_t len) = 0;
   virtual int progress(FrameSink& sink) = 0;  // returns frames delivered
@@ -71,6 +76,23 @@ class Fabric {
   // Asks check_peers to watch `peer` even before any frame was exchanged with it (a
   // receive waits for it). Backends that cannot see a silent peer ignore it.
   virtual void watch_peer(int /*peer*/) {}
+
+  // Sleeping beside other threads (the progress thread, docs/progress.md). On a fabric
+  // whose sleeps_concurrently() is true:
+  //  - arm_sleep() runs exclusively, like progress(). false: do not sleep now (a frame,
+  //    a wake() or work that needs polling is there). true: the fabric has recorded
+  //    what "nothing new" looks like and announced the sleeper to its peers.
+  //  - sleep_armed(timeout_s) then runs while other threads hold the fabric for any call
+  //    but wait()/wait_unless()/arm_sleep(). It returns when a frame may have arrived
+  //    since arm_sleep(), wake() was called (before it began, too), a send made meanwhile
+  //    needs progress() to move it, or timeout_s passes; spurious returns are allowed.
+  //    It touches only state safe to share (futex words, epoll and event fds).
+  //  - disarm_sleep() runs exclusively again before the next progress().
+  // One thread at a time sleeps this way. Elsewhere the caller polls with a back-off.
+  virtual bool sleeps_concurrently() const noexcept { return false; }
+  virtual bool arm_sleep() { return false; }
+  virtual void sleep_armed(double timeout_s) { (void)timeout_s; }
+  virtual void disarm_sleep() {}
 
   // Like wait(), but returns without sleeping if ready() holds once the fabric has
   // armed its wake-up. With notify() this makes waits on memory that peers write
@@ -114,6 +136,15 @@ class Fabric {
   virtual bool remote_read_available(int /*peer*/) const noexcept { return false; }
   virtual Errc remote_read(int /*peer*/, uint64_t /*remote_addr*/, void* /*local*/,
                            size_t /*len*/) { return Errc::unsupported; }
+
+  // A file descriptor that polls readable (POLLIN) while progress() may find work:
+  // level-triggered, cleared by progress(), not by wait(). -1 if the fabric has none
+  // (shm sleeps on a futex). A fabric that combines several (the two-tier fabric,
+  // docs/fabrics.md) sleeps in one of them and watches the others' descriptors.
+  virtual int wait_fd() const noexcept { return -1; }
+  // The name of the fabric that carries frames to `peer`: name() except in a fabric
+  // that combines several (shm to ranks on this host, tcp to the others).
+  virtual const char* fabric_of(int /*peer*/) const noexcept { return name(); }
 };
 
 // Factories. Throw interlace::Error on setup failure.

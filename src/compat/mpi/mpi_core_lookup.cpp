@@ -6,10 +6,11 @@ namespace interlace::mpi {
 namespace {
 
 // Every lookup needs the handle tables, which exist only while the runtime runs
-// (between Init and Finalize, or while an MPI session lives).
-void require_live() {
-  const State& s = state();
-  if (s.runtime_up) return;
+// (between Init and Finalize, or while an MPI session lives). Takes the state the
+// lookup reads anyway: state() is a call through the PLT, and a lookup per argument adds up.
+State& require_live() {
+  State& s = state();
+  if (s.runtime_up) return s;
   if (!s.initialized) raise(MPI_ERR_OTHER, "MPI is not initialized (call MPI_Init or MPI_Session_init first)");
   raise(MPI_ERR_OTHER, "MPI was already finalized (and no MPI session is live)");
 }
@@ -21,8 +22,7 @@ std::string comm_name(MPI_Comm c) {
 }  // namespace
 
 CommObj& comm_obj(MPI_Comm c) {
-  require_live();
-  CommObj* o = state().comms.get(c);
+  CommObj* o = require_live().comms.get(c);
   if (!o || o->comm.is_null()) raise(MPI_ERR_COMM, comm_name(c) + " is not a valid communicator");
   return *o;
 }
@@ -30,8 +30,7 @@ CommObj& comm_obj(MPI_Comm c) {
 const Communicator& comm_of(MPI_Comm c) { return comm_obj(c).comm; }
 
 GroupObj& group_obj(MPI_Group g) {
-  require_live();
-  GroupObj* o = state().groups.get(g);
+  GroupObj* o = require_live().groups.get(g);
   if (!o)
     raise(MPI_ERR_GROUP, (g == MPI_GROUP_NULL ? std::string("MPI_GROUP_NULL")
                                                : "group " + std::to_string(g)) +
@@ -40,8 +39,7 @@ GroupObj& group_obj(MPI_Group g) {
 }
 
 TypeObj& type_obj(MPI_Datatype t) {
-  require_live();
-  TypeObj* o = state().types.get(t);
+  TypeObj* o = require_live().types.get(t);
   if (!o)
     raise(MPI_ERR_TYPE, (t == MPI_DATATYPE_NULL ? std::string("MPI_DATATYPE_NULL")
                                                  : "datatype " + std::to_string(t)) +
@@ -53,8 +51,7 @@ TypeObj& type_obj(MPI_Datatype t) {
 }
 
 OpObj& op_obj(MPI_Op op) {
-  require_live();
-  OpObj* o = state().ops.get(op);
+  OpObj* o = require_live().ops.get(op);
   if (!o)
     raise(MPI_ERR_OP, (op == MPI_OP_NULL ? std::string("MPI_OP_NULL")
                                           : "operator " + std::to_string(op)) +
@@ -63,8 +60,7 @@ OpObj& op_obj(MPI_Op op) {
 }
 
 ReqObj& req_obj(MPI_Request r) {
-  require_live();
-  ReqObj* o = state().requests.get(r);
+  ReqObj* o = require_live().requests.get(r);
   if (!o)
     raise(MPI_ERR_REQUEST, (r == MPI_REQUEST_NULL ? std::string("MPI_REQUEST_NULL")
                                                    : "request " + std::to_string(r)) +

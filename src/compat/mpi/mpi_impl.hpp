@@ -33,16 +33,10 @@ namespace interlace::mpi {
 template <class T>
 class HandleTable {
  public:
-  int add(T obj) {
-    if (!free_.empty()) {
-      int h = free_.back();
-      free_.pop_back();
-      slots_[h] = std::make_unique<T>(std::move(obj));
-      return h;
-    }
-    slots_.push_back(std::make_unique<T>(std::move(obj)));
-    return static_cast<int>(slots_.size() - 1);
-  }
+  int add(T obj) { return place(std::make_unique<T>(std::move(obj))); }
+  // A default object at a new handle, for the caller to fill in: a large T (a request)
+  // is then built once instead of moved twice on its way into the table.
+  int emplace() { return place(std::make_unique<T>()); }
   // Places a predefined object at exactly handle h (tables grow as needed).
   void put(int h, T obj) {
     if (static_cast<size_t>(h) >= slots_.size()) slots_.resize(h + 1);
@@ -60,6 +54,16 @@ class HandleTable {
   void clear() { slots_.clear(); free_.clear(); }
 
  private:
+  int place(std::unique_ptr<T> obj) {
+    if (!free_.empty()) {
+      int h = free_.back();
+      free_.pop_back();
+      slots_[h] = std::move(obj);
+      return h;
+    }
+    slots_.push_back(std::move(obj));
+    return static_cast<int>(slots_.size() - 1);
+  }
   std::vector<std::unique_ptr<T>> slots_{1};  // slot 0: null
   std::vector<int> free_;
 };
@@ -335,6 +339,9 @@ Reduction reduction_for(MPI_Op op, MPI_Datatype t, int count);
 
 // ---- requests (mpi_request.cpp) --------------------------------------------------------
 MPI_Request new_request(ReqObj r);
+// The same for a plain point-to-point operation (kind p2p, nothing to do on completion),
+// built in its slot: MPI_Isend/MPI_Irecv of contiguous types.
+MPI_Request new_request(Request op, MPI_Comm comm);
 // Converts an interlace p2p Status into an MPI_Status (status may be null).
 void to_mpi_status(const Status& s, MPI_Status* out);
 void empty_status(MPI_Status* out);  // source MPI_ANY_SOURCE... for null requests

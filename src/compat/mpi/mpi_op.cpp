@@ -2,6 +2,7 @@
 // and reduction_for(), which turns (op, datatype, count) into what the collective
 // engine reduces: interlace's built-in ReduceOp where the datatype's basic element has
 // an interlace equivalent and the op exists there, else a callable.
+#include <array>
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -87,8 +88,36 @@ void register_predefined_ops(State& s) {
   }
 }
 
+namespace {
+
+// (predefined op, predefined type) -> the engine's built-in reduction. Neither handle
+// can be freed or redefined, so the answer never changes; looking both up and checking
+// them again cost ~340 instructions per reducing call (issue 14). Only successes are
+// kept: an invalid pair is refused, with its message, every time.
+struct KnownReduction {
+  Datatype dt = Datatype::bytes;
+  ReduceOp op = ReduceOp::sum;
+  bool set = false;
+};
+thread_local std::array<KnownReduction, IL_MPI_PREDEFINED_OPS * IL_MPI_PREDEFINED_TYPES> t_known;
+
+KnownReduction* known_slot(MPI_Op op, MPI_Datatype h) {
+  if (op <= 0 || op >= IL_MPI_PREDEFINED_OPS || h <= 0 || h >= IL_MPI_PREDEFINED_TYPES) return nullptr;
+  return &t_known[static_cast<size_t>(op) * IL_MPI_PREDEFINED_TYPES + static_cast<size_t>(h)];
+}
+
+}  // namespace
+
 Reduction reduction_for(MPI_Op op, MPI_Datatype h, int count) {
   check_count(count, "count");
+  KnownReduction* known = known_slot(op, h);
+  if (known && known->set) {
+    Reduction r;
+    r.dt = known->dt;
+    r.count = static_cast<size_t>(count);  // a predefined type is one basic element
+    r.op = coll::Op(known->op);
+    return r;
+  }
   const OpObj& o = op_obj(op);
   const TypeObj& t = type_obj(h);
   Reduction r;
@@ -126,6 +155,7 @@ Reduction reduction_for(MPI_Op op, MPI_Datatype h, int count) {
     r.dt = *bt.core;
     r.count = n;
     r.op = coll::Op(*builtin);
+    if (known) *known = KnownReduction{r.dt, *builtin, true};
     return r;
   }
   size_t unit = 1;

@@ -166,15 +166,17 @@ void free_request_resources(ReqObj& r, MPI_Status* st) {
 namespace {
 
 // Reports a settled request's status and frees it (persistent: makes it inactive).
-MPI_Status consume(MPI_Request* handle) {
-  ReqObj& r = *state().requests.get(*handle);
-  MPI_Status st = r.status;
-  if (r.persistent) {
-    r.kind = Kind::persistent_inactive;
-    r.status = empty();
+// r: the request's object when the caller already looked it up.
+MPI_Status consume(MPI_Request* handle, ReqObj* r = nullptr) {
+  HandleTable<ReqObj>& table = state().requests;
+  if (!r) r = table.get(*handle);
+  MPI_Status st = r->status;
+  if (r->persistent) {
+    r->kind = Kind::persistent_inactive;
+    r->status = empty();
   } else {
-    free_request_resources(r, &st);
-    state().requests.remove(*handle);
+    free_request_resources(*r, &st);
+    table.remove(*handle);
     *handle = MPI_REQUEST_NULL;
   }
   return st;
@@ -190,7 +192,8 @@ bool is_active(MPI_Request h) {
 // Called for guard()'s argument, before guard takes the MPI lock: takes it itself.
 MPI_Comm comm_of_request(MPI_Request h) {
   CallLock lock;
-  const ReqObj* r = state().runtime_up ? state().requests.get(h) : nullptr;
+  const State& s = state();
+  const ReqObj* r = s.runtime_up ? s.requests.get(h) : nullptr;
   return r ? r->comm : MPI_COMM_NULL;
 }
 
@@ -327,6 +330,17 @@ MPI_Request new_request(ReqObj r) {
   return state().requests.add(std::move(r));
 }
 
+MPI_Request new_request(Request op, MPI_Comm comm) {
+  if (!g_orphans.empty()) reap_orphans();
+  HandleTable<ReqObj>& t = state().requests;
+  const MPI_Request h = t.emplace();
+  ReqObj& r = *t.get(h);
+  r.kind = Kind::p2p;
+  r.comm = comm;
+  r.p2p = std::move(op);
+  return h;
+}
+
 }  // namespace interlace::mpi
 
 using namespace interlace::mpi;
@@ -338,8 +352,11 @@ int MPI_Wait(MPI_Request* request, MPI_Status* status) {
     require_initialized("MPI_Wait");
     if (!request) raise(MPI_ERR_ARG, "request is a null pointer");
     if (*request == MPI_REQUEST_NULL) return empty_status(status);
-    settle(req_obj(*request), true);
-    MPI_Status st = consume(request);
+    // require_initialized found the tables live: a plain read, req_obj only to raise.
+    ReqObj* found = state().requests.get(*request);
+    ReqObj& r = found ? *found : req_obj(*request);
+    settle(r, true);
+    MPI_Status st = consume(request, &r);
     if (status) *status = st;
     if (st.MPI_ERROR != MPI_SUCCESS) raise_code(st.MPI_ERROR);
   });

@@ -7,6 +7,7 @@
 // lives on that runtime; the world runtimes of the two jobs never meet.
 #include "mpi_spawn.hpp"
 
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -24,6 +25,7 @@
 
 #include "interlace/bootstrap/environment.hpp"
 #include "interlace/core/clock.hpp"
+#include "interlace/core/host_cpus.hpp"
 #include "interlace/core/log.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/groups/comm_state.hpp"
@@ -62,7 +64,8 @@ std::vector<std::string> child_env(int j, int total, const std::string& conn, in
   static const char* own[] = {"INTERLACE_RANK=",  "INTERLACE_SIZE=",  "INTERLACE_LOCAL_RANK=",
                               "INTERLACE_LOCAL_SIZE=", "INTERLACE_JOB_ID=", "INTERLACE_SECRET=",
                               "INTERLACE_STORE=", "INTERLACE_ZRLMPI_RANKS=", "INTERLACE_UDP_PEERS=",
-                              "INTERLACE_UDP_PORT=", "INTERLACE_ROUTES=", "INTERLACE_PARENT="};
+                              "INTERLACE_UDP_PORT=", "INTERLACE_ROUTES=", "INTERLACE_PARENT=",
+                              "INTERLACE_BIND_TO=", "INTERLACE_BIND_CPUS="};
   std::vector<std::string> env;
   for (char** e = environ; e && *e; ++e) {
     bool drop = false;
@@ -75,6 +78,10 @@ std::vector<std::string> child_env(int j, int total, const std::string& conn, in
   env.push_back("INTERLACE_LOCAL_SIZE=" + str(total));
   env.push_back("INTERLACE_JOB_ID=" + conn + ".c");
   env.push_back(std::string(kParentVar) + "=" + conn + "," + str(parents));
+  if (std::getenv("INTERLACE_BIND_TO")) {  // started by `interlace run`: say how they run
+    env.push_back("INTERLACE_BIND_TO=none");
+    env.push_back("INTERLACE_BIND_CPUS=");
+  }
   return env;
 }
 
@@ -122,10 +129,36 @@ void reap(std::vector<pid_t> pids) {
   }).detach();
 }
 
+// Children inherit the spawning thread's CPU mask; under `interlace run`'s
+// default binding that is this rank's one core, which every child would then
+// share. While it lives, the calling thread runs on the job's CPUs
+// (INTERLACE_HOST_CPUS), so the children start unbound over them.
+class UnboundChildren {
+ public:
+  UnboundChildren() {
+    const std::vector<int> cpus = host_cpus_from_env();
+    if (cpus.empty() || sched_getaffinity(0, sizeof old_, &old_) != 0) return;
+    cpu_set_t wide;
+    CPU_ZERO(&wide);
+    for (int c : cpus) CPU_SET(c, &wide);
+    widened_ = sched_setaffinity(0, sizeof wide, &wide) == 0;
+  }
+  ~UnboundChildren() {
+    if (widened_) sched_setaffinity(0, sizeof old_, &old_);
+  }
+  UnboundChildren(const UnboundChildren&) = delete;
+  UnboundChildren& operator=(const UnboundChildren&) = delete;
+
+ private:
+  cpu_set_t old_{};
+  bool widened_ = false;
+};
+
 // At the root: starts every child; on a failure stops those already started and
 // returns why (empty on success).
 std::string launch(const std::vector<Command>& cmds, int total, const std::string& conn, int parents) {
   std::vector<pid_t> pids;
+  UnboundChildren unbound;
   int j = 0;
   for (const Command& c : cmds) {
     for (int k = 0; k < c.count; ++k, ++j) {

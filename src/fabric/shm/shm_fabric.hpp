@@ -39,6 +39,10 @@ class ShmFabric final : public Fabric {
   void watch_peer(int peer) override;
 
   void wait_unless(double timeout_s, const std::function<bool()>& ready, bool memory) override;
+  bool sleeps_concurrently() const noexcept override { return true; }
+  bool arm_sleep() override;
+  void sleep_armed(double timeout_s) override;
+  void disarm_sleep() override;
   void* expose_region(uint32_t id, size_t len) override;
   void* map_region(int peer, uint32_t id, size_t len) override;
   void notify(int peer) override;
@@ -128,6 +132,7 @@ class ShmFabric final : public Fabric {
   std::vector<int> connected_;        // peers with a ring in either direction
   size_t next_active_ = 0;            // round-robin start, so no sender starves
   std::atomic<uint32_t> wake_pending_{0};
+  uint32_t armed_seq_ = 0;  // doorbell value arm_sleep() saw; read by the same thread
 };
 
 }  // namespace interlace::fabric::shm

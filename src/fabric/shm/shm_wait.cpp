@@ -96,6 +96,33 @@ void ShmFabric::wait_unless(double timeout_s, const std::function<bool()>& ready
   wake_pending_.store(0, std::memory_order_relaxed);
 }
 
+// The progress thread's sleep: wait_unless() split so that only the futex wait runs
+// without the engine's lock. arm_sleep() does what touches rings and peers
+// (scan_announcements) while the caller still holds the fabric alone.
+bool ShmFabric::arm_sleep() {
+  armed_seq_ = bell_->doorbell.load(std::memory_order_seq_cst);
+  if (wake_pending_.exchange(0, std::memory_order_seq_cst)) return false;
+  if (anything_ready()) return false;
+  // The announcement senders look for (send(): fence, then `sleeping`).
+  bell_->sleeping.store(1, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (anything_ready() || wake_pending_.load(std::memory_order_seq_cst)) {
+    bell_->sleeping.store(0, std::memory_order_relaxed);
+    return false;
+  }
+  return true;
+}
+
+void ShmFabric::sleep_armed(double timeout_s) {
+  // A frame or wake() since arm_sleep() bumped the doorbell: the futex refuses to sleep.
+  futex_wait(&bell_->doorbell, armed_seq_, timeout_s);
+}
+
+void ShmFabric::disarm_sleep() {
+  bell_->sleeping.store(0, std::memory_order_relaxed);
+  wake_pending_.store(0, std::memory_order_relaxed);
+}
+
 void ShmFabric::notify(int peer) {
   if (static_cast<unsigned>(peer) >= static_cast<unsigned>(size_)) return;
   Peer& p = peers_[peer];

@@ -4,6 +4,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -33,16 +34,14 @@ int TcpFabric::progress(FrameSink& sink) {
   return delivered;
 }
 
-void TcpFabric::wait(double timeout_s) {
-  if (reports_pending_ > 0) return;
-  int ms = timeout_s < 0 ? -1 : static_cast<int>(std::ceil(timeout_s * 1000.0));
-  if (closing_ > 0) {
-    uint64_t now = now_ns(), first = UINT64_MAX;
-    for (const Peer& p : peers_)
-      if (p.life == Life::closing && p.closing_deadline_ns < first) first = p.closing_deadline_ns;
-    int until = first <= now ? 0 : static_cast<int>((first - now) / 1000000 + 1);
-    if (ms < 0 || until < ms) ms = until;
-  }
+namespace {
+int to_ms(double timeout_s) { return timeout_s < 0 ? -1 : static_cast<int>(std::ceil(timeout_s * 1000.0)); }
+int min_ms(int a, int b) { return a < 0 ? b : b < 0 ? a : std::min(a, b); }
+}  // namespace
+
+// Level-triggered epoll: events stay ready until serviced, so waiting never consumes a
+// frame; only the wake-up counter is read here (progress() leaves it for the waiter).
+void TcpFabric::wait_events(int ms) {
   epoll_event ev[16];
   int n = epoll_wait(epoll_fd_, ev, 16, ms);
   for (int i = 0; i < n; ++i) {
@@ -53,6 +52,30 @@ void TcpFabric::wait(double timeout_s) {
     }
   }
 }
+
+int TcpFabric::closing_cap_ms() const {
+  if (closing_ == 0) return -1;
+  uint64_t now = now_ns(), first = UINT64_MAX;
+  for (const Peer& p : peers_)
+    if (p.life == Life::closing && p.closing_deadline_ns < first) first = p.closing_deadline_ns;
+  return first <= now ? 0 : static_cast<int>((first - now) / 1000000 + 1);
+}
+
+void TcpFabric::wait(double timeout_s) {
+  if (reports_pending_ > 0) return;
+  wait_events(min_ms(to_ms(timeout_s), closing_cap_ms()));
+}
+
+// Peers and connections change under other threads while sleep_armed() runs: read them
+// here, with the fabric held; the sleep itself uses only the epoll and event fds (epoll_ctl
+// from a concurrent send() is safe against a running epoll_wait).
+bool TcpFabric::arm_sleep() {
+  if (reports_pending_ > 0) return false;
+  armed_cap_ms_ = closing_cap_ms();
+  return armed_cap_ms_ != 0;
+}
+
+void TcpFabric::sleep_armed(double timeout_s) { wait_events(min_ms(to_ms(timeout_s), armed_cap_ms_)); }
 
 void TcpFabric::wake() {
   uint64_t one = 1;

@@ -49,7 +49,14 @@ class TcpFabric final : public Fabric {
   int progress(FrameSink& sink) override;
   void wait(double timeout_s) override;
   void wake() override;
+  // The epoll set: readable while a socket has input or output to progress. Its wake
+  // eventfd is in the set too and only wait() drains it, so a combining fabric that
+  // polls this descriptor must not call wake() here.
+  int wait_fd() const noexcept override { return epoll_fd_; }
   void check_peers(FrameSink& sink) override;
+  bool sleeps_concurrently() const noexcept override { return true; }
+  bool arm_sleep() override;
+  void sleep_armed(double timeout_s) override;
 
   const std::string& endpoint() const noexcept { return endpoint_; }
 
@@ -83,6 +90,8 @@ class TcpFabric final : public Fabric {
   void check_deadlines();
   void report_lost(FrameSink& sink);
   void sweep();
+  void wait_events(int ms);
+  int closing_cap_ms() const;  // -1: no closing peer
 
   int rank_, size_;
   std::string job_id_, secret_;
@@ -98,6 +107,7 @@ class TcpFabric final : public Fabric {
   size_t closing_ = 0;          // peers whose outgoing side died, incoming draining
   size_t doomed_ = 0;           // connections to close at the next sweep
   size_t reports_pending_ = 0;
+  int armed_cap_ms_ = -1;  // arm_sleep(): a closing peer's deadline bounds the sleep
 };
 
 }  // namespace interlace::fabric::tcp

@@ -229,6 +229,8 @@ Errc UdpFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   if (len > kMaxPayload) return Errc::invalid_argument;
   Peer& p = peers_[static_cast<size_t>(peer)];
   if (p.life != Life::alive) return Errc::lost_peer;
+  if (armed_.load(std::memory_order_relaxed) && armed_.exchange(false, std::memory_order_acq_rel))
+    wake();
   if (p.zrl) return zrl_->send(peer, h, payload, len);
   FrameHeader wire = h;
   wire.len = len;

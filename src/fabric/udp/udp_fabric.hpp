@@ -7,6 +7,7 @@
 // its reassembly budget lasts, so a receiver's memory stays bounded; the sender's
 // queue is bounded too (send() says would_block).
 #pragma once
+#include <atomic>
 #include <netinet/in.h>
 
 #include <deque>
@@ -65,6 +66,10 @@ class UdpFabric final : public Fabric, private ZrlIo {
   void wake() override;
   void check_peers(FrameSink& sink) override;
   void watch_peer(int peer) override;
+  bool sleeps_concurrently() const noexcept override { return true; }
+  bool arm_sleep() override;
+  void sleep_armed(double timeout_s) override;
+  void disarm_sleep() override { armed_.store(false, std::memory_order_relaxed); }
 
   const std::string& endpoint() const noexcept { return endpoint_; }
   size_t payload_per_datagram() const noexcept { return dgram_payload_; }
@@ -184,6 +189,11 @@ class UdpFabric final : public Fabric, private ZrlIo {
   size_t self_bytes_ = 0;
   size_t reserved_total_ = 0;
   size_t reports_pending_ = 0;
+  // arm_sleep() .. disarm_sleep(): a send() meanwhile adds a retransmission timer the
+  // sleeper does not know of, so it wakes the sleeper (once per sleep).
+  std::atomic<bool> armed_{false};
+  int armed_ms_ = -1;
+  void wait_events(int ms);
   std::vector<std::byte> rbuf_;  // receive batch buffers
   double last_reject_log_ = -1e9;
   uint64_t rejects_suppressed_ = 0;

@@ -65,7 +65,10 @@ void UdpFabric::wait(double timeout_s) {
   double until = timeout_s < 0 ? -1 : now + timeout_s;
   const double next = next_deadline(now);
   if (next >= 0 && (until < 0 || next < until)) until = next;
-  int ms = until < 0 ? -1 : static_cast<int>(std::ceil(std::max(0.0, until - now) * 1000.0));
+  wait_events(until < 0 ? -1 : static_cast<int>(std::ceil(std::max(0.0, until - now) * 1000.0)));
+}
+
+void UdpFabric::wait_events(int ms) {
   epoll_event ev[4];
   const int n = epoll_wait(epoll_fd_, ev, 4, ms);
   for (int i = 0; i < n; ++i) {
@@ -75,6 +78,25 @@ void UdpFabric::wait(double timeout_s) {
       (void)r;
     }
   }
+}
+
+// The timers and queues are read here, with the fabric held; sleep_armed() uses only the
+// fds and the deadline computed now.
+bool UdpFabric::arm_sleep() {
+  send_acks(true);
+  if (reports_pending_ > 0 || !self_q_.empty()) return false;
+  const double now = now_s();
+  const double next = next_deadline(now);
+  armed_ms_ = next < 0 ? -1 : static_cast<int>(std::ceil(std::max(0.0, next - now) * 1000.0));
+  if (armed_ms_ == 0) return false;
+  armed_.store(true, std::memory_order_seq_cst);
+  return true;
+}
+
+void UdpFabric::sleep_armed(double timeout_s) {
+  int ms = timeout_s < 0 ? -1 : static_cast<int>(std::ceil(timeout_s * 1000.0));
+  if (armed_ms_ >= 0 && (ms < 0 || armed_ms_ < ms)) ms = armed_ms_;
+  wait_events(ms);
 }
 
 void UdpFabric::wake() {

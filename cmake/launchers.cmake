@@ -1,0 +1,33 @@
+# Launcher clients of the bootstrap layer (docs/bootstrap.md). Each is built in when
+# its library is found and left out otherwise: jobs of that launcher then read its
+# variables (one host) as before. INTERLACE_LAUNCHER_LIBS is what libinterlace links.
+option(INTERLACE_WITH_PMIX "Build the PMIx bootstrap client when pkg-config finds pmix" ON)
+option(INTERLACE_WITH_PMI2 "Build the PMI-2 bootstrap client when Slurm's libpmi2 is found" ON)
+set(INTERLACE_LAUNCHER_LIBS)
+
+set(_pmix_state OFF)
+if(INTERLACE_WITH_PMIX)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(PMIX QUIET IMPORTED_TARGET pmix)
+  endif()
+  if(PMIX_FOUND)
+    target_compile_definitions(interlace_bootstrap PRIVATE INTERLACE_HAVE_PMIX=1)
+    target_link_libraries(interlace_bootstrap PRIVATE PkgConfig::PMIX)
+    list(APPEND INTERLACE_LAUNCHER_LIBS PkgConfig::PMIX)
+    set(_pmix_state "ON (pmix ${PMIX_VERSION})")
+  endif()
+endif()
+
+set(_pmi2_state OFF)
+if(INTERLACE_WITH_PMI2)
+  find_path(INTERLACE_PMI2_INCLUDE_DIR slurm/pmi2.h)
+  find_library(INTERLACE_PMI2_LIBRARY pmi2)
+  if(INTERLACE_PMI2_INCLUDE_DIR AND INTERLACE_PMI2_LIBRARY)
+    target_compile_definitions(interlace_bootstrap PRIVATE INTERLACE_HAVE_PMI2=1)
+    target_include_directories(interlace_bootstrap PRIVATE ${INTERLACE_PMI2_INCLUDE_DIR})
+    list(APPEND INTERLACE_LAUNCHER_LIBS ${INTERLACE_PMI2_LIBRARY})
+    set(_pmi2_state "ON (${INTERLACE_PMI2_LIBRARY})")
+  endif()
+endif()
+message(STATUS "interlace bootstrap: PMIx client ${_pmix_state}, PMI-2 client ${_pmi2_state}")
