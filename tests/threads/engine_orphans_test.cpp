@@ -37,10 +37,15 @@ TEST(EngineOrphans, FramesWaitForALateHandler) {
       engine::Context& ctx = rt.context();
       Communicator w = rt.world();
       if (ctx.rank() == 0) {
-        for (int i = 0; i < 3; ++i) {
-          fabric::FrameHeader h;
-          h.kind = kLateKind;
-          ASSERT_EQ(ctx.send_frame(1, h, &i, sizeof i), Errc::ok);
+        {
+          // Engine calls hold the lock: with INTERLACE_PROGRESS=thread the progress
+          // thread polls the same fabric (make test-tsan runs this test so).
+          std::lock_guard<engine::OptionalLock> g(ctx.lock());
+          for (int i = 0; i < 3; ++i) {
+            fabric::FrameHeader h;
+            h.kind = kLateKind;
+            ASSERT_EQ(ctx.send_frame(1, h, &i, sizeof i), Errc::ok);
+          }
         }
         int go = 1;
         w.send(&go, 1, Datatype::int32, 1, 0);
