@@ -16,6 +16,8 @@
 #include "interlace/bootstrap/store.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/interlace.hpp"
+#include "common/compute_until.hpp"
+#include "common/scoped_env.hpp"
 
 using namespace interlace;
 
@@ -59,19 +61,8 @@ void run_on_two_hosts(int size, const std::function<void(Runtime&)>& fn) {
 
 class TierProgress : public ::testing::Test {
  protected:
-  void SetUp() override { setenv("INTERLACE_PROGRESS", "thread", 1); }
-  void TearDown() override { unsetenv("INTERLACE_PROGRESS"); }
+  testutil::ScopedEnv env_{"INTERLACE_PROGRESS", "thread"};
 };
-
-bool compute_until(const std::atomic<int>& flag, int want) {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  volatile double x = 0;
-  while (flag.load() < want) {
-    for (int k = 0; k < 10000; ++k) x = x + k * 0.5;
-    if (std::chrono::steady_clock::now() > give_up) return false;
-  }
-  return true;
-}
 
 TEST_F(TierProgress, UsesTheTierFabric) {
   run_on_two_hosts(4, [&](Runtime& rt) {
@@ -90,7 +81,7 @@ TEST_F(TierProgress, BcastFromAComputingRootReachesBothHosts) {
     coll::barrier(w);
     coll::Request r = coll::ibcast(w, buf.data(), n, Datatype::float64, 0);
     if (w.rank() == 0) {
-      EXPECT_TRUE(compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
+      EXPECT_TRUE(testutil::compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
       r.wait();
     } else {
       r.wait();
@@ -112,7 +103,7 @@ TEST_F(TierProgress, LargeSendsFromAComputingRankCrossBothTiers) {
     if (w.rank() == 0) {
       Request a = w.isend(buf.data(), n, Datatype::bytes, 1, 7);  // shm
       Request b = w.isend(buf.data(), n, Datatype::bytes, 3, 7);  // tcp
-      EXPECT_TRUE(compute_until(received, 2)) << "the receivers did not get the data while the sender computed";
+      EXPECT_TRUE(testutil::compute_until(received, 2)) << "the receivers did not get the data while the sender computed";
       a.wait();
       b.wait();
     } else if (w.rank() == 1 || w.rank() == 3) {

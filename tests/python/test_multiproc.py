@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, run_interlace
+from conftest import REPO, launcher_env, run_interlace
 
 BUILD = Path(os.environ.get("INTERLACE_BUILD_DIR", REPO / "build"))
 BIN = BUILD / "tests" / "multiproc"
@@ -36,7 +36,6 @@ def test_p2p_battery(n, fabric):
 @pytest.mark.parametrize("n", [2, 4])
 def test_p2p_battery_single_copy(n):
     """Rendezvous through process_vm_readv between real processes."""
-    from conftest import launcher_env
     r = run_interlace("run", "-n", n, "--fabric", "shm", "--timeout", 90, program("p2p_check"),
                       timeout=110, env=launcher_env(INTERLACE_SHM_SINGLE_COPY="1"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -46,7 +45,6 @@ def test_p2p_battery_single_copy(n):
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("fabric,single_copy", [("shm", "0"), ("shm", "1"), ("tcp", "0")])
 def test_message_over_2_gib(fabric, single_copy):
-    from conftest import launcher_env
     r = run_interlace("run", "-n", 2, "--fabric", fabric, "--timeout", 160, program("big_message"),
                       timeout=175, env=launcher_env(INTERLACE_SHM_SINGLE_COPY=single_copy))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -55,7 +53,6 @@ def test_message_over_2_gib(fabric, single_copy):
 
 @pytest.mark.timeout(120)
 def test_p2p_battery_with_progress_thread():
-    from conftest import launcher_env
     r = run_interlace("run", "-n", 4, "--timeout", 90, program("p2p_check"), timeout=110,
                       env=launcher_env(INTERLACE_PROGRESS="thread"))
     assert r.returncode == 0, r.stdout + r.stderr
@@ -77,11 +74,34 @@ def test_lost_peer_is_detected_and_named(fabric):
     assert float(m.group(1)) < 5.0
 
 
+def ucx_built() -> bool:
+    """Whether the build under test has the ucx fabric (libucx found, not switched off)."""
+    cache = BUILD / "CMakeCache.txt"
+    text = cache.read_text() if cache.exists() else ""
+    return "UCX_FOUND:INTERNAL=1" in text and "INTERLACE_WITH_UCX:BOOL=OFF" not in text
+
+
+# UCX's tcp transport reports the closed connection; its shared-memory transports refuse
+# UCX's peer error mode, and the fabric watches the peer's pid instead (docs/ucx.md).
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("tls", ["tcp", "posix,sysv,self"])
+def test_lost_peer_is_detected_and_named_on_ucx(tls):
+    if not ucx_built():
+        pytest.skip(f"the build in {BUILD} has no ucx fabric (libucx not found or INTERLACE_WITH_UCX=OFF)")
+    r = run_interlace("run", "-n", 3, "--fabric", "ucx", "--timeout", 60, program("lost_peer"),
+                      timeout=90, env=launcher_env(UCX_TLS=tls))
+    out = r.stdout + r.stderr
+    assert r.returncode != 0, out
+    assert re.search(r"rank 1 .*killed by signal SIGKILL", out), out
+    m = re.search(r"rank 0 caught lost peer after ([0-9.]+) s", out)
+    assert m, out
+    assert float(m.group(1)) < 5.0
+
+
 @pytest.mark.timeout(120)
 def test_lost_peer_is_detected_on_udp_within_its_peer_timeout():
     """udp sees no connection close: a dead peer is found by its silence
     (INTERLACE_UDP_PEER_TIMEOUT, 2 s here), after everything it sent arrived."""
-    from conftest import launcher_env
     r = run_interlace("run", "-n", 3, "--fabric", "udp", "--grace", 10, "--timeout", 60,
                       program("lost_peer"), timeout=90,
                       env=launcher_env(INTERLACE_UDP_PEER_TIMEOUT="2"))
@@ -168,7 +188,6 @@ def test_ranks_discovered_under_mpirun(starter):
     cmd = STARTERS[starter]
     if shutil.which(cmd[0]) is None:
         pytest.skip(f"{cmd[0]} is not installed (make deps installs it)")
-    from conftest import launcher_env
     r = subprocess.run([*cmd, str(program("p2p_check"))], capture_output=True, text=True,
                        timeout=100, env=launcher_env())
     assert r.returncode == 0, r.stdout + r.stderr

@@ -10,26 +10,11 @@
 #include <string>
 #include <vector>
 
+#include "common/scoped_env.hpp"
+
 namespace simtest {
 
-// Sets a variable for the scope, restoring what was there.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const std::string& value) : name_(name) {
-    if (const char* old = std::getenv(name)) old_ = old;
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
-  }
-  ScopedEnv(const ScopedEnv&) = delete;
-  ScopedEnv& operator=(const ScopedEnv&) = delete;
-
- private:
-  const char* name_;
-  std::optional<std::string> old_;
-};
+using ScopedEnv = testutil::ScopedEnv;
 
 // A temporary directory removed at scope exit.
 struct TempDir {

@@ -5,13 +5,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "interlace/engine/context.hpp"
 #include "interlace/interlace.hpp"
+#include "common/scoped_env.hpp"
 
 using namespace interlace;
 
@@ -68,22 +68,6 @@ void on_lost(void* self, int peer) {
   s.values_at_loss = s.values.size();
 }
 
-// Sets INTERLACE_PROGRESS for one scope and puts back what the caller had.
-class ProgressEnv {
- public:
-  explicit ProgressEnv(const char* mode) {
-    if (const char* v = std::getenv("INTERLACE_PROGRESS")) saved_ = v;
-    setenv("INTERLACE_PROGRESS", mode, 1);
-  }
-  ~ProgressEnv() {
-    if (saved_) setenv("INTERLACE_PROGRESS", saved_->c_str(), 1);
-    else unsetenv("INTERLACE_PROGRESS");
-  }
-
- private:
-  std::optional<std::string> saved_;
-};
-
 // A peer sends frames for a model this rank has not started, then leaves. When the
 // model starts, the peer must not look lost until those frames were handed to it (the
 // fabric contract: a loss comes after every frame sent before it), and the model must
@@ -91,7 +75,7 @@ class ProgressEnv {
 // fails with lost_peer although its message had arrived.
 TEST(EngineOrphans, ALeftPeersFramesComeBeforeItsLoss) {
   for (const char* mode : {"inline", "thread"}) {
-    ProgressEnv env(mode);
+    testutil::ScopedEnv env("INTERLACE_PROGRESS", mode);
     for (const char* fabric : {"shm", "tcp"}) {
       SCOPED_TRACE(std::string(mode) + " " + fabric);
       run_ranks_as_threads(2, [](Runtime& rt) {

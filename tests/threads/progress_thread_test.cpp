@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "interlace/interlace.hpp"
+#include "common/compute_until.hpp"
+#include "common/scoped_env.hpp"
 
 using namespace interlace;
 
@@ -22,20 +24,8 @@ namespace {
 
 class ProgressThread : public ::testing::TestWithParam<std::string> {
  protected:
-  void SetUp() override { setenv("INTERLACE_PROGRESS", "thread", 1); }
-  void TearDown() override { unsetenv("INTERLACE_PROGRESS"); }
+  testutil::ScopedEnv env_{"INTERLACE_PROGRESS", "thread"};
 };
-
-// Computes (no library call) until `flag` reaches `want` or 60 s pass; true if it did.
-bool compute_until(const std::atomic<int>& flag, int want) {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  volatile double x = 0;
-  while (flag.load() < want) {
-    for (int k = 0; k < 10000; ++k) x = x + k * 0.5;
-    if (std::chrono::steady_clock::now() > give_up) return false;
-  }
-  return true;
-}
 
 // 1 MiB goes by rendezvous: the root must answer its peers' clear-to-send and push the
 // data while it computes, which only its progress thread can do.
@@ -48,7 +38,7 @@ TEST_P(ProgressThread, BcastFromAComputingRootReachesThePeers) {
     coll::barrier(w);
     coll::Request r = coll::ibcast(w, buf.data(), n, Datatype::float64, 0);
     if (w.rank() == 0) {
-      EXPECT_TRUE(compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
+      EXPECT_TRUE(testutil::compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
       r.wait();
     } else {
       r.wait();
@@ -70,7 +60,7 @@ TEST_P(ProgressThread, AllreduceAdvancesOnAComputingRank) {
     coll::barrier(w);
     coll::Request r = coll::iallreduce(w, in.data(), out.data(), in.size(), Datatype::int64, ReduceOp::sum);
     if (w.rank() == 0) {
-      EXPECT_TRUE(compute_until(peers_done, w.size() - 1)) << "peers did not finish while rank 0 computed";
+      EXPECT_TRUE(testutil::compute_until(peers_done, w.size() - 1)) << "peers did not finish while rank 0 computed";
       r.wait();
     } else {
       r.wait();
@@ -91,7 +81,7 @@ TEST_P(ProgressThread, LargeSendFromAComputingRankArrives) {
     std::vector<char> buf(n, w.rank() == 0 ? 'x' : 0);
     if (w.rank() == 0) {
       Request s = w.isend(buf.data(), n, Datatype::bytes, 1, 7);
-      EXPECT_TRUE(compute_until(received, 1)) << "the receiver did not get the data while the sender computed";
+      EXPECT_TRUE(testutil::compute_until(received, 1)) << "the receiver did not get the data while the sender computed";
       s.wait();
     } else {
       w.recv(buf.data(), n, Datatype::bytes, 0, 7);

@@ -6,6 +6,7 @@
 
 #include "interlace/bootstrap/environment.hpp"
 #include "interlace/core/error.hpp"
+#include "common/scoped_env.hpp"
 
 using namespace interlace;
 using interlace::bootstrap::Environment;
@@ -25,17 +26,7 @@ const char* kVars[] = {
 class BootstrapEnv : public ::testing::Test {
  protected:
   void SetUp() override {
-    for (const char* v : kVars) {
-      const char* x = std::getenv(v);
-      saved_.emplace_back(v, x ? std::optional<std::string>(x) : std::nullopt);
-      unsetenv(v);
-    }
-  }
-  void TearDown() override {
-    for (auto& [k, v] : saved_) {
-      if (v) setenv(k.c_str(), v->c_str(), 1);
-      else unsetenv(k.c_str());
-    }
+    for (const char* v : kVars) env_.unset(v);
   }
   static void expect_invalid(const std::string& needle) {
     try {
@@ -46,7 +37,7 @@ class BootstrapEnv : public ::testing::Test {
       EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
     }
   }
-  std::vector<std::pair<std::string, std::optional<std::string>>> saved_;
+  testutil::ScopedEnv env_;  // what the tests set goes back as it was
 };
 
 }  // namespace
