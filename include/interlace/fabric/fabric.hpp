@@ -12,8 +12,10 @@
 //    sink.on_peer_lost after delivering every frame they sent before dying.
 //  - A fabric is used by one thread at a time (the engine serialises), except wake()
 //    and, on fabrics whose sleeps_concurrently() is true, sleep_armed() (below).
-// Backends: shm (one host), tcp (any hosts) and udp (any hosts, reliable datagrams,
-// docs/udp.md). tests/conformance runs one suite on all of them.
+// Backends: shm (one host), tcp (any hosts), udp (any hosts, reliable datagrams,
+// docs/udp.md), ucx (UCP, where libucx is built in: docs/ucx.md) and sim (a simulated
+// network, docs/sim.md); the tier fabric (tiers.hpp) joins a host and a network
+// backend per peer. tests/conformance runs one suite on all of them.
 #pragma once
 #include <cstddef>
 #include <cstdint>
