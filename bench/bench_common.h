@@ -35,6 +35,10 @@ static inline double bench_now(void) {
  * and do it inside the program so that every launcher's own binding policy is overridden
  * the same way. Returns the cpu. */
 static inline int bench_pin(int rank) {
+    /* BENCH_NO_PIN=1 leaves placement to the launcher: run_mpi.py --binding unbound|bound
+     * compares the launchers' own policies, as third-party programs (OSU) see them. */
+    const char* no_pin = getenv("BENCH_NO_PIN");
+    if (no_pin && *no_pin && strcmp(no_pin, "0") != 0) return -1;
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     int cpu = (int)(rank % ncpu);

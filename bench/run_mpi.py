@@ -14,6 +14,13 @@ more than 10% of the machine (the cores are shared; --include-busy keeps those);
 are tabulated per placement, as the median over rounds of each program's own median.
 
   bench/run_mpi.py [--rounds 3] [--lib-dir build] [--quick] [--only interlace,openmpi]
+                   [--binding pinned,unbound,bound]
+
+--binding: `pinned` (the default) starts every launcher unbound and each program pins
+rank r to CPU r itself (bench_common.h); `unbound` leaves the ranks unbound
+(BENCH_NO_PIN=1), as the OSU programs run; `bound` lets each launcher bind to cores
+(`interlace run --bind-to core`, `--bind-to core`, `-bind-to core`). Several run
+interleaved in one round; the columns are then named impl/unbound, impl/bound.
 
 Writes bench/results/mpi-<date>.json (every run) and prints markdown tables.
 """
@@ -81,16 +88,31 @@ def probe(exe):
     return ("busy" if float(out[1]) > BUSY_NS else out[0]), float(out[1])
 
 
-def command(impl, exe, args):
+BINDINGS = ("pinned", "unbound", "bound")
+
+
+def command(impl, exe, args, binding="pinned"):
+    bound = binding == "bound"
     if impl == "interlace":
-        # Unbound like the MPIs below (`interlace run` binds to cores by default).
-        return [sys.executable, "-m", "interlace", "run", "-n", "2", "--bind-to", "none",
-                "--timeout", "280", exe, *args]
-    return [*LAUNCH[impl], exe, *args]
+        # Unbound like the MPIs below unless asked (`interlace run` binds by default).
+        return [sys.executable, "-m", "interlace", "run", "-n", "2", "--bind-to",
+                "core" if bound else "none", "--timeout", "280", exe, *args]
+    launch = list(LAUNCH[impl])
+    if bound and impl == "openmpi":
+        launch[launch.index("none")] = "core"
+    elif bound:
+        launch += ["-bind-to", "core"]
+    return [*launch, exe, *args]
 
 
-def environment(impl):
+def column(impl, binding):
+    return impl if binding == "pinned" else f"{impl}/{binding}"
+
+
+def environment(impl, binding="pinned"):
     env = {k: v for k, v in os.environ.items() if not k.startswith("INTERLACE_")}
+    if binding != "pinned":
+        env["BENCH_NO_PIN"] = "1"
     if impl == "interlace":
         try:
             import interlace  # noqa: F401  (the installed launcher)
@@ -211,13 +233,20 @@ def main():
                     help="run nothing: print the tables of earlier result files, merged")
     ap.add_argument("--include-busy", action="store_true",
                     help="also tabulate runs whose probes saw a CPU shared with another process")
+    ap.add_argument("--binding", default="pinned",
+                    help="comma list of " + ", ".join(BINDINGS) + " (see above)")
     args = ap.parse_args()
+    bindings = [b for b in args.binding.split(",") if b]
+    for b in bindings:
+        if b not in BINDINGS:
+            ap.error(f"--binding: '{b}' is not one of {', '.join(BINDINGS)}")
     if args.report:
         print(report(args.report, args.include_busy))
         return
     wanted = [s for s in args.only.split(",") if s]
     probe_exe, bins = build(Path(args.work_dir), Path(args.lib_dir).resolve(), wanted)
     impls = [i for i in wanted if i in bins]
+    columns = [column(i, b) for b in bindings for i in impls]
     out = Path(args.out) if args.out else REPO / "bench/results" / f"mpi-{datetime.date.today()}.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     runs, t0 = [], time.time()
@@ -225,14 +254,16 @@ def main():
         for bench, (prog, pargs) in benches(args.quick).items():
             if bench not in args.benches.split(","):
                 continue
-            for impl in impls:
-                cmd = command(impl, bins[impl][prog], pargs)
-                runs.append(measured(f"round {rnd + 1}/{args.rounds} {bench:12}", impl, cmd,
-                                     environment(impl), probe_exe, args.timeout, args.quiet_wait,
-                                     lambda stdout, b=bench: parse(b, stdout)))
-                runs[-1].update(round=rnd, bench=bench)
-                save(out, runs, args.rounds, args.quick, t0)
-    print(tables(runs, impls, args.include_busy))
+            for binding in bindings:
+                for impl in impls:
+                    cmd = command(impl, bins[impl][prog], pargs, binding)
+                    runs.append(measured(f"round {rnd + 1}/{args.rounds} {bench:12}",
+                                         column(impl, binding), cmd, environment(impl, binding),
+                                         probe_exe, args.timeout, args.quiet_wait,
+                                         lambda stdout, b=bench: parse(b, stdout)))
+                    runs[-1].update(round=rnd, bench=bench, binding=binding)
+                    save(out, runs, args.rounds, args.quick, t0)
+    print(tables(runs, columns, args.include_busy))
     print(f"\nraw results: {out}", file=sys.stderr)
 
 
