@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "interlace/fabric/registry.hpp"
 #include "interlace/interlace.hpp"
 #include "common/compute_until.hpp"
 #include "common/scoped_env.hpp"
@@ -24,6 +25,10 @@ namespace {
 
 class ProgressThread : public ::testing::TestWithParam<std::string> {
  protected:
+  void SetUp() override {
+    if (!fabric::registry().find(GetParam()))
+      GTEST_SKIP() << "this build has no " << GetParam() << " fabric";
+  }
   testutil::ScopedEnv env_{"INTERLACE_PROGRESS", "thread"};
 };
 
@@ -143,7 +148,7 @@ TEST_P(ProgressThread, BlockedWaiterSeesArrival) {
   }, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(Fabrics, ProgressThread, ::testing::Values("shm", "tcp", "udp"),
+INSTANTIATE_TEST_SUITE_P(Fabrics, ProgressThread, ::testing::Values("shm", "tcp", "udp", "ucx"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

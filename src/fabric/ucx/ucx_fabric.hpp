@@ -66,6 +66,13 @@ class UcxFabric final : public Fabric {
   void check_peers(FrameSink& sink) override;
   void watch_peer(int peer) override;
   void wait_unless(double timeout_s, const std::function<bool()>& ready, bool memory) override;
+  // The progress thread's sleep (fabric.hpp, docs/progress.md): arm_sleep() arms the
+  // worker under the engine's lock, sleep_armed() polls UCX's event fd and wake()'s
+  // eventfd without touching the worker, so other threads may send meanwhile.
+  bool sleeps_concurrently() const noexcept override { return true; }
+  bool arm_sleep() override;
+  void sleep_armed(double timeout_s) override;
+  void disarm_sleep() override { armed_ = false; }
 
   // Callbacks from UCX (ucx_recv.cpp, ucx_send.cpp); public for the C trampolines.
   ucs_status_t on_am(const void* header, size_t header_len, void* data, size_t len,
@@ -145,6 +152,17 @@ class UcxFabric final : public Fabric {
     for (const Peer& p : peers_)
       if (p.eager_pending) return true;
     return false;
+  }
+  // arm_sleep() .. disarm_sleep(), both under the engine's lock like send(); a send()
+  // that leaves work for the worker wakes the sleeper once (wake_sleeper()).
+  bool armed_ = false, armed_woken_ = false;
+  bool armed_efd_ = false;  // the worker's wake-up is armed (else nap on wake() only)
+  int armed_cap_ms_ = -1;   // a transfer under way: UCX's tcp does not signal every chunk
+  void wake_sleeper() {
+    if (armed_ && !armed_woken_) {
+      armed_woken_ = true;
+      wake();
+    }
   }
   int hellos_got_ = 0, hellos_sent_ = 0;
   bool peer_mode_ok_ = true;  // a peer-mode endpoint was not refused yet

@@ -234,6 +234,28 @@ void UcxFabric::sleep(double timeout_s, bool wakeable, const std::function<bool(
 
 void UcxFabric::wait(double timeout_s) { sleep(timeout_s, true, nullptr); }
 
+bool UcxFabric::arm_sleep() {
+  if (has_deliverable() || pump() != 0) return false;
+  const ucs_status_t st = ucp_worker_arm(worker_);
+  if (st == UCS_ERR_BUSY) return false;  // events wait for ucp_worker_progress
+  armed_efd_ = st == UCS_OK;
+  // As in sleep(): without a wake-up for this transport mix, or while a transfer is
+  // under way, nap at most 1 ms.
+  armed_cap_ms_ = !armed_efd_ || rndv_in_flight_ > 0 || eager_in_flight() ? 1 : -1;
+  armed_ = true;
+  armed_woken_ = false;
+  return true;
+}
+
+void UcxFabric::sleep_armed(double timeout_s) {
+  pollfd fds[2] = {{wake_fd_, POLLIN, 0}, {efd_, POLLIN, 0}};
+  int ms = timeout_s <= 0 ? 0 : static_cast<int>(std::ceil(std::min(timeout_s, 3600.0) * 1e3));
+  if (armed_cap_ms_ >= 0) ms = std::min(ms, armed_cap_ms_);
+  ::poll(fds, armed_efd_ ? 2 : 1, ms);
+  uint64_t v;
+  while (::read(wake_fd_, &v, sizeof v) == sizeof v) {}
+}
+
 void UcxFabric::wait_unless(double timeout_s, const std::function<bool()>& ready, bool) {
   sleep(timeout_s, true, &ready);
 }

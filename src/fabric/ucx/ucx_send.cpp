@@ -110,6 +110,7 @@ Errc UcxFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
         on_ep_error(peer, st->status);
         return Errc::lost_peer;
       }
+      wake_sleeper();  // its pumps may have filed arrivals that the sleeper's fd no longer shows
     }
     ++p.next_send;
     return Errc::ok;
@@ -126,6 +127,7 @@ Errc UcxFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
     }
     if (UCS_PTR_IS_PTR(r)) {  // not expected with FORCE_IMM_CMPL; the buffer is in use
       while (ucp_request_check_status(r) == UCS_INPROGRESS) pump();
+      wake_sleeper();
       const ucs_status_t s = ucp_request_check_status(r);
       ucp_request_free(r);
       if (s != UCS_OK) {
@@ -144,6 +146,7 @@ Errc UcxFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   }
   if (p.eager_pending > 0 && p.eager_bytes + len > kEagerQueueBound) {
     pump();
+    wake_sleeper();
     if (p.lost) return Errc::lost_peer;
     if (p.eager_pending > 0 && p.eager_bytes + len > kEagerQueueBound) return Errc::would_block;
   }
@@ -160,6 +163,7 @@ Errc UcxFabric::send(int peer, const FrameHeader& h, const void* payload, size_t
   if (UCS_PTR_IS_PTR(r)) {
     p.eager_bytes += len;
     ++p.eager_pending;
+    wake_sleeper();  // the copy leaves as the worker progresses
     // Not freed here: ucp_request_free would drop eager_done, and the copy and the
     // count with it (every later frame then stalled behind the bound); eager_done frees it.
   } else {
