@@ -1,25 +1,29 @@
 #!/usr/bin/env python3
 """The OSU micro-benchmarks as third parties run them: osu_latency, osu_bw and osu_bibw
-(OSU 5.x sources, fetched OUTSIDE this repository: they are not ours and never committed)
-built unchanged with each MPI's compiler and run unbound on 2 ranks, beside each other:
+on 2 unbound ranks, beside each other. The programs are not ours: this script neither
+fetches nor builds them. Build them yourself from the OSU sources, unchanged, once per
+MPI, into one directory each (docs/mpi.md, "Third-party programs"):
 
-  openmpi    mpicc.openmpi, `mpirun.openmpi -np 2 --bind-to none --mca pml ob1 --mca btl self,vader`
-  mpich      mpicc.mpich,   `mpiexec.mpich -n 2`
-  NAME=DIR   cc -I include/ -L DIR -linterlace (no rpath: LD_LIBRARY_PATH=DIR picks that
-             libinterlace.so), `interlace run -n 2`; give several (e.g. a copy of the library
-             before a change and the build after it) to compare them in one run.
+  openmpi    mpicc.openmpi -O2 osu_X.c osu_pt2pt.c      run by `mpirun.openmpi -np 2
+             --bind-to none --mca pml ob1 --mca btl self,vader`
+  mpich      mpicc.mpich -O2 osu_X.c osu_pt2pt.c        run by `mpiexec.mpich -n 2`
+  interlace  interlace-cc -O2 osu_X.c osu_pt2pt.c (or cc -Iinclude ... -Lbuild -linterlace,
+             no rpath)                                   run by `interlace run -n 2`
+
+and name the directories with --osu-bin. --interlace NAME=LIBDIR runs the interlace
+programs once per libinterlace.so copy (LD_LIBRARY_PATH picks it), e.g. a copy built
+before a change and the build after it, in one run.
 
 Rounds are interleaved (every implementation once per round, every program) and bracketed
 by the placement probe as in run_mpi.py; a run whose probes disagree is left out. Tables:
 median over rounds of OSU's own figure, per placement.
 
-  bench/run_osu.py --osu-src /work/osu-src/5 --interlace before=/tmp/lib-before,after=build \\
-      [--rounds 3] [--programs latency,bw,bibw] [--sizes 8,65536,4194304]
+  bench/run_osu.py --osu-bin openmpi=/tmp/osu/ompi,mpich=/tmp/osu/mpich,interlace=/tmp/osu/il \\
+      --interlace before=/tmp/lib-before,after=build [--rounds 3] [--programs latency,bw,bibw]
 """
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,27 +31,24 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from run_mpi import LAUNCH, PROBE_SRC, REPO, environment, measured, sh  # noqa: E402
 
+PROGRAMS = ("latency", "bw", "bibw")
 
-def build(osu: Path, work: Path, impls):
-    """{impl: {program: exe}}; impls maps a name to None (an MPI) or a library directory."""
+
+def locate(bin_dirs, impls, programs, work: Path):
+    """The placement probe and {impl: {program: exe}}; impls maps a name to None (an MPI)
+    or a library directory (interlace: the programs of --osu-bin interlace=DIR)."""
     work.mkdir(parents=True, exist_ok=True)
     sh(["cc", "-O2", "-o", work / "placement-probe", PROBE_SRC])
-    pt = osu / "pt2pt"
     bins = {}
     for impl, lib in impls.items():
-        if lib is None:
-            cc, tail = [f"mpicc.{impl}"], []
-        else:
-            cc, tail = ["cc", f"-I{REPO / 'include'}", "-pthread"], [f"-L{lib}", "-linterlace"]
-        # One interlace build serves every library copy: LD_LIBRARY_PATH picks the copy.
-        d = work / ("interlace" if lib is not None else impl)
-        fresh = not d.exists()
-        d.mkdir(exist_ok=True)
+        key = "interlace" if lib is not None else impl
+        if key not in bin_dirs:
+            raise SystemExit(f"--osu-bin names no directory for {key}")
         bins[impl] = {}
-        for p in ("latency", "bw", "bibw"):
-            exe = d / f"osu_{p}"
-            if fresh or not exe.exists():
-                sh([*cc, "-O2", f"-I{pt}", "-o", exe, pt / f"osu_{p}.c", pt / "osu_pt2pt.c", *tail])
+        for p in programs:
+            exe = Path(bin_dirs[key]) / f"osu_{p}"
+            if not exe.is_file():
+                raise SystemExit(f"{exe} is missing: build osu_{p} for {key} first (see --help)")
             bins[impl][p] = exe
     return work / "placement-probe", bins
 
@@ -71,8 +72,8 @@ def command(impl, lib, exe):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--osu-src", default="/work/osu-src/5",
-                    help="OSU 5.x tree holding pt2pt/osu_{latency,bw,bibw,pt2pt}.c and osu_pt2pt.h")
+    ap.add_argument("--osu-bin", required=True,
+                    help="NAME=DIR[,NAME=DIR...]: where each MPI's (and interlace's) OSU programs are")
     ap.add_argument("--interlace", default=f"interlace={REPO / 'build'}",
                     help="NAME=LIBDIR[,NAME=LIBDIR...]: libinterlace.so copies to compare")
     ap.add_argument("--mpis", default="openmpi,mpich")
@@ -88,10 +89,15 @@ def main():
     for spec in a.interlace.split(","):
         name, _, lib = spec.partition("=")
         impls[name] = str(Path(lib).resolve())
-    probe_exe, bins = build(Path(a.osu_src), Path(a.work_dir), impls)
+    programs = [p for p in a.programs.split(",") if p]
+    for p in programs:
+        if p not in PROGRAMS:
+            ap.error(f"--programs: '{p}' is not one of {', '.join(PROGRAMS)}")
+    bin_dirs = dict(spec.partition("=")[::2] for spec in a.osu_bin.split(",") if spec)
+    probe_exe, bins = locate(bin_dirs, impls, programs, Path(a.work_dir))
     runs = []
     for rnd in range(a.rounds):
-        for prog in a.programs.split(","):
+        for prog in programs:
             for impl, lib in impls.items():
                 env = environment("interlace" if lib else impl)
                 if lib:
@@ -106,7 +112,7 @@ def main():
                                "impls": {k: v for k, v in impls.items()}, "runs": runs}, indent=1))
     print(f"wrote {out}", file=sys.stderr)
     only = {int(s) for s in a.sizes.split(",") if s}
-    for prog in a.programs.split(","):
+    for prog in programs:
         # "busy": the probe itself was slowed by other processes (a loaded machine);
         # such figures compare only with each other, as the runs were interleaved.
         for placement in ("near", "far", "busy"):
