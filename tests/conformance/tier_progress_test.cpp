@@ -16,7 +16,7 @@
 #include "interlace/bootstrap/store.hpp"
 #include "interlace/engine/context.hpp"
 #include "interlace/interlace.hpp"
-#include "common/compute_until.hpp"
+#include "common/progress_cases.hpp"
 #include "common/scoped_env.hpp"
 
 using namespace interlace;
@@ -73,23 +73,9 @@ TEST_F(TierProgress, UsesTheTierFabric) {
 // 1 MiB by rendezvous to a host mate (shm) and to the other host (tcp): the root answers
 // both tiers' clear-to-send while it computes, which only its progress thread can do.
 TEST_F(TierProgress, BcastFromAComputingRootReachesBothHosts) {
-  constexpr size_t n = 1 << 17;
   std::atomic<int> peers_done{0};
   run_on_two_hosts(4, [&](Runtime& rt) {
-    Communicator w = rt.world();
-    std::vector<double> buf(n, w.rank() == 0 ? 2.5 : 0.0);
-    coll::barrier(w);
-    coll::Request r = coll::ibcast(w, buf.data(), n, Datatype::float64, 0);
-    if (w.rank() == 0) {
-      EXPECT_TRUE(testutil::compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
-      r.wait();
-    } else {
-      r.wait();
-      EXPECT_EQ(buf[0], 2.5);
-      EXPECT_EQ(buf[n - 1], 2.5);
-      peers_done.fetch_add(1);
-    }
-    coll::barrier(w);
+    testutil::bcast_from_a_computing_root(rt, peers_done);
   });
 }
 

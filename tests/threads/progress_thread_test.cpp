@@ -16,7 +16,7 @@
 
 #include "interlace/fabric/registry.hpp"
 #include "interlace/interlace.hpp"
-#include "common/compute_until.hpp"
+#include "common/progress_cases.hpp"
 #include "common/scoped_env.hpp"
 
 using namespace interlace;
@@ -32,26 +32,11 @@ class ProgressThread : public ::testing::TestWithParam<std::string> {
   testutil::ScopedEnv env_{"INTERLACE_PROGRESS", "thread"};
 };
 
-// 1 MiB goes by rendezvous: the root must answer its peers' clear-to-send and push the
-// data while it computes, which only its progress thread can do.
+// 1 MiB by rendezvous from a root that computes (progress_cases.hpp).
 TEST_P(ProgressThread, BcastFromAComputingRootReachesThePeers) {
-  constexpr size_t n = 1 << 17;  // doubles
   std::atomic<int> peers_done{0};
   run_ranks_as_threads(3, [&](Runtime& rt) {
-    Communicator w = rt.world();
-    std::vector<double> buf(n, w.rank() == 0 ? 2.5 : 0.0);
-    coll::barrier(w);
-    coll::Request r = coll::ibcast(w, buf.data(), n, Datatype::float64, 0);
-    if (w.rank() == 0) {
-      EXPECT_TRUE(testutil::compute_until(peers_done, w.size() - 1)) << "peers did not finish while the root computed";
-      r.wait();
-    } else {
-      r.wait();
-      EXPECT_EQ(buf[0], 2.5);
-      EXPECT_EQ(buf[n - 1], 2.5);
-      peers_done.fetch_add(1);
-    }
-    coll::barrier(w);
+    testutil::bcast_from_a_computing_root(rt, peers_done);
   }, GetParam());
 }
 
