@@ -26,10 +26,6 @@ ucs_status_t hello_cb(void* arg, const void* header, size_t header_len, void*, s
   return UCS_OK;
 }
 
-void hello_done(void*, ucs_status_t, void* user_data) {
-  static_cast<UcxFabric*>(user_data)->on_hello_sent();
-}
-
 }  // namespace
 
 void UcxFabric::on_hello(int from) {
@@ -39,31 +35,19 @@ void UcxFabric::on_hello(int from) {
 }
 
 void UcxFabric::connect_all() {
-  ucp_am_handler_param_t hp{};
-  hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
-                  UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-  hp.id = kHelloId;
-  hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-  hp.cb = hello_cb;
-  hp.arg = this;
-  if (ucp_worker_set_am_recv_handler(worker_, &hp) != UCS_OK)
-    throw_error(Errc::system, "ucx fabric: cannot set the hello handler");
+  set_am_handler(kHelloId, hello_cb);
   if (size_ == 1) return;
-  const uint32_t me = static_cast<uint32_t>(rank_);
-  int expected_sends = 0;
+  hello_from_ = static_cast<uint32_t>(rank_);
   for (int i = 1; i < size_; ++i) {
     const int peer = (rank_ + i) % size_;  // spread the first contacts
     ucp_ep_h ep = endpoint(peer);
     if (!ep) continue;
+    // No callback, so the request may be freed at once: UCX completes it on its own.
+    // The header is a member, not a local: UCX reads it until the send completes,
+    // which may be after this function returned.
     ucp_request_param_t prm{};
-    prm.op_attr_mask = UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
-    prm.cb.send = hello_done;
-    prm.user_data = this;
-    void* r = ucp_am_send_nbx(ep, kHelloId, &me, sizeof me, nullptr, 0, &prm);
-    if (UCS_PTR_IS_PTR(r)) {
-      ++expected_sends;
-      ucp_request_free(r);
-    }
+    void* r = ucp_am_send_nbx(ep, kHelloId, &hello_from_, sizeof hello_from_, nullptr, 0, &prm);
+    if (UCS_PTR_IS_PTR(r)) ucp_request_free(r);
   }
   const auto deadline = Deadline::after(config_.connect_timeout_s);
   int idle = 0;

@@ -128,12 +128,16 @@ void UcxFabric::open_worker() {
   check(ucp_worker_get_efd(worker_, &efd_), "ucp_worker_get_efd");
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   if (wake_fd_ < 0) throw_error(Errc::system, "ucx fabric: eventfd failed");
+  set_am_handler(kAmId, am_cb);
+}
+
+void UcxFabric::set_am_handler(unsigned id, ucp_am_recv_callback_t cb) {
   ucp_am_handler_param_t hp{};
   hp.field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
                   UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG;
-  hp.id = kAmId;
+  hp.id = id;
   hp.flags = UCP_AM_FLAG_WHOLE_MSG;
-  hp.cb = am_cb;
+  hp.cb = cb;
   hp.arg = this;
   check(ucp_worker_set_am_recv_handler(worker_, &hp), "ucp_worker_set_am_recv_handler");
 }

@@ -84,7 +84,6 @@ class UcxFabric final : public Fabric {
     --peers_[peer].eager_pending;
   }
   void on_hello(int from);
-  void on_hello_sent() { ++hellos_sent_; }
 
  private:
   struct Inbound {
@@ -109,6 +108,7 @@ class UcxFabric final : public Fabric {
 
   // ucx_fabric.cpp
   void open_worker();
+  void set_am_handler(unsigned id, ucp_am_recv_callback_t cb);  // whole messages, arg = this
   void publish_address();
   ucp_ep_h endpoint(int peer);  // nullptr: lost (peers_[peer].why says why)
   void mark_lost(int peer, const std::string& why);
@@ -164,7 +164,8 @@ class UcxFabric final : public Fabric {
       wake();
     }
   }
-  int hellos_got_ = 0, hellos_sent_ = 0;
+  int hellos_got_ = 0;
+  uint32_t hello_from_ = 0;  // the hellos' header: read by UCX until each send completes
   bool peer_mode_ok_ = true;  // a peer-mode endpoint was not refused yet
   std::string host_;
 };
