@@ -78,6 +78,16 @@ test-asan: deps
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BUILD)/asan/tests/$$t; \
 	  fi; done
+	@# The ucx fabric's conformance cases, over UCX's tcp and shared-memory transports,
+	@# where the build has the fabric (libucx found).
+	@set -e; if grep -q "^UCX_FOUND:INTERNAL=1" $(BUILD)/asan/CMakeCache.txt; then \
+	  cmake --build $(BUILD)/asan -j $(JOBS) --target conformance_tests; \
+	  for tls in tcp posix,sysv,self posix,cma,self; do \
+	    echo "== asan+ubsan: conformance_tests *ucx*, UCX_TLS=$$tls"; \
+	    UCX_TLS=$$tls ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	    UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 $(BUILD)/asan/tests/conformance_tests \
+	      --gtest_filter='*ucx*'; \
+	  done; fi
 
 # The multi-process check programs under AddressSanitizer too: run by the same
 # pytest files against the ASan build (INTERLACE_BUILD_DIR). A use-after-scope in
