@@ -97,6 +97,16 @@ for name in conf_p2p conf_coll conf_icoll conf_win_fence conf_win_passive conf_c
   [ -x "$build/tests/mpi/$name" ] || { echo "two_tier.sh: FAIL tests/mpi/$name not built"; fails=$((fails + 1)); continue; }
   run "MPI $name" "OK $name" -- "$build/tests/mpi/$name"
 done
+# The network tier over ucx (UCX's tcp transport over the namespaces' links), where the
+# build has the ucx fabric.
+if grep -q "^UCX_FOUND:INTERNAL=1" "$build/CMakeCache.txt" 2>/dev/null; then
+  run "p2p battery, shm+ucx" "p2p_check OK on 4 ranks (shm+ucx)" INTERLACE_FABRIC=shm+ucx UCX_TLS=tcp -- \
+    "$build/tests/multiproc/p2p_check"
+  run "collectives, shm+ucx" "coll_check OK on 4 ranks" INTERLACE_FABRIC=shm+ucx UCX_TLS=tcp -- \
+    "$build/tests/multiproc/coll_check"
+else
+  echo "two_tier.sh: skip shm+ucx (the build in $build has no ucx fabric)"
+fi
 
 # A lost host: once every rank is under way in a loop of allreduces, ${P}ns2's link
 # goes down; ranks 0 and 1 must fail within INTERLACE_TIMEOUT (10 s) plus slack, not
