@@ -23,7 +23,7 @@ export PIP_DISABLE_PIP_VERSION_CHECK := 1
 APT_PACKAGES := g++ cmake ninja-build ccache libgtest-dev pkg-config iproute2 \
                 openmpi-bin libopenmpi-dev mpich libmpich-dev libtbb-dev \
                 libucx-dev libpmix-dev libpmi2-0-dev libhwloc-dev hwloc \
-                slurm-wlm munge
+                slurm-wlm munge nftables
 # import name=pip name; checked by import so an existing install is kept.
 PIP_PACKAGES := nanobind=nanobind scikit_build_core=scikit-build-core numpy=numpy \
                 pytest=pytest pytest_timeout=pytest-timeout mypy=mypy \
