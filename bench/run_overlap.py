@@ -61,8 +61,9 @@ def tables(runs, impls, include_busy):
     cells = {}
     for r in runs:
         # Overlap needs a core for the progress thread: runs that shared the cores with
-        # other processes (or moved between placements) only with --include-busy.
-        if r["error"] or (not include_busy and (r["disturbed"] or r["placement"] != "near")):
+        # other processes (or moved between placements) only with --include-busy. The
+        # overlap is a ratio of two times of one run, so near and far runs both count.
+        if r["error"] or (not include_busy and (r["disturbed"] or r["placement"] not in ("near", "far"))):
             continue
         for op, nbytes, pure, ov in r["results"]:
             cells.setdefault((op, r["ranks"], nbytes), {}).setdefault(r["impl"], []).append((ov, pure))
